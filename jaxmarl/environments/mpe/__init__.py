@@ -1,0 +1,32 @@
+"""Multi-agent particle environments (MPE), matching PettingZoo's ``mpe2``."""
+
+from jaxmarl.environments.mpe.constants import CONTINUOUS_ACT, DISCRETE_ACT
+from jaxmarl.environments.mpe.env import MPEEnv
+from jaxmarl.environments.mpe.simple import SimpleMPE
+from jaxmarl.environments.mpe.simple_adversary import SimpleAdversaryMPE
+from jaxmarl.environments.mpe.simple_crypto import SimpleCryptoMPE
+from jaxmarl.environments.mpe.simple_facmac import SimpleFacmacMPE
+from jaxmarl.environments.mpe.simple_push import SimplePushMPE
+from jaxmarl.environments.mpe.simple_reference import SimpleReferenceMPE
+from jaxmarl.environments.mpe.simple_speaker_listener import SimpleSpeakerListenerMPE
+from jaxmarl.environments.mpe.simple_spread import SimpleSpreadMPE
+from jaxmarl.environments.mpe.simple_tag import SimpleTagMPE
+from jaxmarl.environments.mpe.simple_world_comm import SimpleWorldCommMPE
+from jaxmarl.environments.mpe.types import State
+
+__all__ = [
+    "CONTINUOUS_ACT",
+    "DISCRETE_ACT",
+    "MPEEnv",
+    "SimpleAdversaryMPE",
+    "SimpleCryptoMPE",
+    "SimpleFacmacMPE",
+    "SimpleMPE",
+    "SimplePushMPE",
+    "SimpleReferenceMPE",
+    "SimpleSpeakerListenerMPE",
+    "SimpleSpreadMPE",
+    "SimpleTagMPE",
+    "SimpleWorldCommMPE",
+    "State",
+]

@@ -1,0 +1,49 @@
+"""Observation helpers shared by MPE scenarios."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxmarl.environments.spaces import Box, Space
+
+
+def obs_spaces(dims: dict[str, int]) -> dict[str, Space]:
+    """Unbounded float32 observation spaces of the given sizes."""
+    return {agent: Box(-np.inf, np.inf, (d,)) for agent, d in dims.items()}
+
+
+def nearest(origin: jax.Array, points: jax.Array, n: int) -> tuple[jax.Array, np.ndarray]:
+    """The ``n`` points nearest ``origin``, nearest first (mpe2's partial observability).
+
+    Args:
+        origin: ``(2,)``.
+        points: ``(k, 2)``.
+        n: number of slots.
+
+    Returns:
+        ``(idx, valid)``: ``idx`` int ``(n,)`` indexes ``points``; slots past ``k`` are
+        padding (``valid`` false) whose contents the caller must zero.
+    """
+    k = points.shape[0]
+    m = min(n, k)
+    dist = jnp.linalg.norm(points - origin, axis=-1)
+    idx = jnp.argsort(dist)[:m]
+    idx = jnp.pad(idx, (0, n - m))
+    return idx, np.arange(n) < k
+
+
+def gather_slots(values: jax.Array, idx: jax.Array, valid: np.ndarray) -> jax.Array:
+    """``values[idx]`` with padding slots zeroed; flattened."""
+    return jnp.where(valid[:, None], values[idx], 0.0).ravel()
+
+
+def map_bounds_penalty(pos: jax.Array) -> jax.Array:
+    """Penalty for leaving the arena, summed over x and y (simple_tag, world_comm):
+    0 below 0.9, ``10 * (x - 0.9)`` up to 1, then ``min(exp(2x - 2), 10)``."""
+    x = jnp.abs(pos)
+    pen = jnp.where(
+        x < 0.9, 0.0, jnp.where(x < 1.0, (x - 0.9) * 10.0, jnp.minimum(jnp.exp(2.0 * x - 2.0), 10.0))
+    )
+    return jnp.sum(pen, axis=-1)

@@ -1,0 +1,168 @@
+"""Cooperative predator-prey of FACMAC (Peng et al., 2021): predators learn, prey flee
+by a scripted policy, and every predator shares the team reward.
+
+Rules follow FACMAC's ``continuous_pred_prey`` scenarios (the ``3a``, ``6a`` and ``9a``
+maps). Like the rest of our MPE family the world uses mpe2's physics; FACMAC's own copy
+of the particle world integrated velocity before position.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxmarl.environments.mpe import constants as C
+from jaxmarl.environments.mpe.env import MPEEnv, check_count
+from jaxmarl.environments.mpe.observations import obs_spaces
+from jaxmarl.environments.mpe.types import State
+
+NUM_PREY_SAMPLES = 100  # candidate moves the prey scores each step
+NUM_WAYPOINTS = 5  # points checked for collisions along a candidate move ("sum")
+BLOCKED = -9999999.0  # score of a candidate move that runs into someone
+SCORE_FUNCTIONS = ("sum", "min")
+
+
+class SimpleFacmacMPE(MPEEnv):
+    """Cooperative predator-prey: predators are rewarded together for touching prey
+    that run away from them by a scripted policy.
+
+    - Agents (learning): ``adversary_0 ...`` predators (radius 0.075, accel 3, max speed
+      1.0). Scripted prey ``agent_0 ...`` (radius 0.05, max speed 1.3) are world
+      entities but not in ``env.agents``. Everyone collides; nobody speaks.
+    - Landmarks: ``num_landmarks`` obstacles (radius 0.2, collide), spawned in
+      ``[-0.9, 0.9]^2``.
+    - Observation of a predator (16 for 3 predators, 1 prey, 2 obstacles):
+      ``[self_vel (2), self_pos (2), landmark_rel_pos (L, 2),
+      other_agent_rel_pos (predators and prey but self, 2 each), prey_vel (P, 2)]``.
+      Anything farther than ``view_radius`` reads as zeros.
+    - Actions: ``Box(0, 1, (5,))`` (``u = [a2 - a1, a4 - a3] * accel``, default) or
+      ``Discrete(5)``.
+    - Prey policy: each prey samples 100 moves uniformly in the unit disc and takes the
+      best-scoring one as its force (not scaled by accel, as in FACMAC), or stays put if
+      all are blocked. ``"min"``: a move is blocked if it ends inside a predator, and
+      scores its distance to the predator nearest the prey. ``"sum"``: a move is
+      blocked if any of 5 points along it is inside another agent, and scores the sum
+      of its end point's distances to all other agents.
+    - Reward (every predator): ``+10`` per (prey, predator) pair in contact.
+
+    Args:
+        num_good_agents: number of prey (>= 1).
+        num_adversaries: number of predators (>= 1).
+        num_landmarks: number of obstacles (>= 0).
+        view_radius: observation radius; ``None`` or a negative value for full
+            observability.
+        score_function: prey policy, ``"sum"`` or ``"min"``.
+        action_type: ``"Continuous"`` (default) or ``"Discrete"``.
+        max_steps: episode length (default 25).
+    """
+
+    def __init__(
+        self,
+        num_good_agents: int = 1,
+        num_adversaries: int = 3,
+        num_landmarks: int = 2,
+        view_radius: float | None = 1.5,
+        score_function: str = "sum",
+        action_type: str = C.CONTINUOUS_ACT,
+        max_steps: int = C.MAX_STEPS,
+    ) -> None:
+        name = type(self).__name__
+        num_good_agents = check_count(name, "num_good_agents", num_good_agents, 1)
+        num_adversaries = check_count(name, "num_adversaries", num_adversaries, 1)
+        num_landmarks = check_count(name, "num_landmarks", num_landmarks, 0)
+        if score_function not in SCORE_FUNCTIONS:
+            raise ValueError(
+                f"{name}: score_function must be one of {SCORE_FUNCTIONS}, got {score_function!r}"
+            )
+        self.num_good_agents, self.num_adversaries = num_good_agents, num_adversaries
+        self.adversaries = [f"adversary_{i}" for i in range(num_adversaries)]
+        self.good_agents = [f"agent_{i}" for i in range(num_good_agents)]
+        is_adv = np.array([True] * num_adversaries + [False] * num_good_agents)
+        super().__init__(
+            agents=self.adversaries,
+            scripted_agents=self.good_agents,
+            num_landmarks=num_landmarks,
+            dim_c=2,
+            action_type=action_type,
+            max_steps=max_steps,
+            agent_size=np.where(is_adv, 0.075, 0.05),
+            agent_accel=np.where(is_adv, 3.0, 4.0),
+            agent_max_speed=np.where(is_adv, 1.0, 1.3),
+            agent_silent=True,
+            landmark_size=0.2,
+            landmark_spawn=0.9,
+            agent_colour=np.where(is_adv[:, None], C.ADVERSARY_COLOUR, C.GOOD_COLOUR),
+            landmark_colour=C.OBSTACLE_COLOUR,
+        )
+        self.view_radius = np.inf if view_radius is None or view_radius < 0 else float(view_radius)
+        self.score_function = score_function
+        W = self.num_world_agents
+        self.observation_spaces = obs_spaces(
+            {a: 4 + 2 * num_landmarks + 2 * (W - 1) + 2 * num_good_agents for a in self.agents}
+        )
+        self._prey = np.arange(num_adversaries, W)
+
+    # ---------------------------------------------------------------- prey policy
+    def scripted_forces(self, key: jax.Array, state: State) -> jax.Array:
+        keys = jax.random.split(key, self.num_good_agents)
+        return jax.vmap(self._flee, in_axes=(0, None, 0))(keys, state, jnp.asarray(self._prey))
+
+    def _flee(self, key: jax.Array, state: State, prey: jax.Array) -> jax.Array:
+        key_len, key_angle = jax.random.split(key)
+        length = jnp.sqrt(jax.random.uniform(key_len, (NUM_PREY_SAMPLES,)))
+        angle = jnp.pi * jax.random.uniform(key_angle, (NUM_PREY_SAMPLES,), maxval=2.0)
+        direction = jnp.stack([jnp.cos(angle), jnp.sin(angle)], axis=-1)
+        move = length[:, None] * direction  # (S, 2)
+        W = self.num_world_agents
+        agent_pos = state.p_pos[:W]
+        size = jnp.asarray(self.size[:W])
+        reach = size + size[prey]  # contact distance to each world agent
+        here = state.p_pos[prey]
+        if self.score_function == "min":
+            adv_pos = agent_pos[: self.num_adversaries]
+            target = jnp.argmin(jnp.linalg.norm(adv_pos - here, axis=-1))
+            dist = jnp.linalg.norm(here + move[:, None, :] - adv_pos[None], axis=-1)  # (S, A)
+            blocked = jnp.any(dist < reach[None, : self.num_adversaries], axis=-1)
+            score = dist[:, target]
+        else:
+            others = jnp.arange(W) != prey
+            fractions = jnp.arange(1, NUM_WAYPOINTS + 1) / NUM_WAYPOINTS
+            waypoints = here + fractions[:, None, None] * move[None]  # (K, S, 2)
+            dist = jnp.linalg.norm(waypoints[:, :, None, :] - agent_pos[None, None], axis=-1)  # (K, S, W)
+            blocked = jnp.any((dist < reach) & others, axis=(0, 2))
+            score = jnp.sum(jnp.where(others, dist[-1], 0.0), axis=-1)
+        score = jnp.where(blocked, BLOCKED, score)
+        best = jnp.argmax(score)
+        return jnp.where(score[best] < 0, 0.0, move[best])
+
+    # ------------------------------------------------------------ obs and rewards
+    def get_obs(self, state: State) -> dict[str, jax.Array]:
+        W, A = self.num_world_agents, self.num_agents
+        pos, vel = state.p_pos[:A], state.p_vel[:A]
+        landmark_rel = state.p_pos[None, W:, :] - pos[:, None, :]  # (A, L, 2)
+        other_rel = state.p_pos[self.others[:A]] - pos[:, None, :]  # (A, W-1, 2)
+        prey_rel = state.p_pos[self._prey][None] - pos[:, None, :]  # (A, P, 2)
+
+        def hide(rel: jax.Array) -> jax.Array:
+            seen = jnp.linalg.norm(rel, axis=-1, keepdims=True) <= self.view_radius
+            return jnp.where(seen, rel, 0.0)
+
+        prey_seen = jnp.linalg.norm(prey_rel, axis=-1, keepdims=True) <= self.view_radius
+        prey_vel = jnp.where(prey_seen, state.p_vel[self._prey][None], 0.0)
+        obs = jnp.concatenate(
+            [
+                vel,
+                pos,
+                hide(landmark_rel).reshape(A, -1),
+                hide(other_rel).reshape(A, -1),
+                prey_vel.reshape(A, -1),
+            ],
+            axis=-1,
+        )
+        return self.to_dict(obs)
+
+    def rewards(self, state: State) -> dict[str, jax.Array]:
+        caught = self.is_collision(state, self._prey[:, None], np.arange(self.num_adversaries)[None, :])
+        rew = 10.0 * jnp.sum(caught)
+        return {a: rew for a in self.agents}

@@ -1,0 +1,31 @@
+"""State of an MPE world."""
+
+from typing import TYPE_CHECKING, Any
+
+import jax
+from flax import struct
+
+
+@struct.dataclass
+class State:
+    """State of every MPE scenario. Entities are the agents (in ``env.agents`` order)
+    followed by the landmarks.
+
+    Attributes:
+        p_pos: positions, float32 ``(num_entities, 2)``.
+        p_vel: velocities, float32 ``(num_entities, 2)`` (zero for landmarks).
+        c: the communication each agent utters, float32 ``(num_agents, dim_c)``.
+        step: steps taken in this episode, int32 ``()``.
+        goal: landmark indices a scenario draws at reset, int32 ``(num_goals,)``; empty
+            for scenarios without goals (the scenario docstring says what each is).
+    """
+
+    p_pos: jax.Array
+    p_vel: jax.Array
+    c: jax.Array
+    step: jax.Array
+    goal: jax.Array
+
+    if TYPE_CHECKING:  # provided by flax.struct at runtime
+
+        def replace(self, **changes: Any) -> "State": ...

@@ -1,0 +1,190 @@
+"""The ``MultiAgentEnv`` base class: the functional, PettingZoo-like environment API.
+
+Every environment in jaxmarl subclasses :class:`MultiAgentEnv`. A subclass describes
+one transition (``reset_env`` and ``step_env``) and its spaces; this class owns the
+rules that must be the same everywhere, so no environment re-implements them:
+
+- **Automatic reset.** ``step`` resets the episode when ``done["__all__"]`` is true,
+  returning the first observation of the next episode (or of ``reset_state`` when one
+  is given).
+- **Done aggregation.** ``done[agent]`` is true once the agent's episode is over and
+  ``done["__all__"]`` when the whole episode is.
+- **Time limits are truncations.** When the environment has a ``max_steps`` and its
+  state a ``step`` counter, reaching the limit ends the episode, and
+  ``info["truncated"][agent]`` says the episode was cut short rather than terminated,
+  so learners can bootstrap from ``info["final_obs"]``, the observation the episode
+  ended on (before the automatic reset replaced it).
+
+Everything here is pure: ``reset`` and ``step`` are jitted, take a PRNG key and return
+new arrays, and run under ``jax.vmap`` and ``jax.lax.scan``.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from jaxmarl.environments.spaces import Box, Discrete, MultiDiscrete, Space
+
+__all__ = ["MultiAgentEnv"]
+
+Obs = dict[str, jax.Array]
+Actions = dict[str, jax.Array]
+Rewards = dict[str, jax.Array]
+Dones = dict[str, jax.Array]
+Info = dict[str, Any]
+
+
+class MultiAgentEnv:
+    """Base class for multi-agent environments.
+
+    Subclasses set ``self.agents`` (unique names, fixed at construction),
+    ``self.observation_spaces`` and ``self.action_spaces`` (dicts keyed by agent) and
+    optionally ``self.max_steps``, and implement:
+
+    - ``reset_env(key) -> (obs, state)``
+    - ``step_env(key, state, actions) -> (obs, state, reward, terminated, info)``,
+      one transition without automatic reset, where ``terminated`` maps each agent
+      to whether its episode has ended for a reason other than the time limit (it may
+      also carry ``"__all__"``).
+    - ``get_obs(state)``, and where they apply ``get_avail_actions``,
+      ``get_global_state`` and ``render``.
+
+    Args:
+        num_agents: the number of agents.
+    """
+
+    agents: list[str]
+    observation_spaces: dict[str, Space]
+    action_spaces: dict[str, Space]
+    max_steps: int | None = None
+
+    def __init__(self, num_agents: int) -> None:
+        self.num_agents = num_agents
+        self.observation_spaces = {}
+        self.action_spaces = {}
+
+    # ------------------------------------------------------------------ public API
+    @partial(jax.jit, static_argnums=(0,))
+    def reset(self, key: jax.Array) -> tuple[Obs, Any]:
+        """Start an episode. Returns ``(obs, state)``."""
+        return self.reset_env(key)
+
+    @partial(jax.jit, static_argnums=(0,))
+    def step(
+        self,
+        key: jax.Array,
+        state: Any,
+        actions: Actions,
+        reset_state: Any | None = None,
+    ) -> tuple[Obs, Any, Rewards, Dones, Info]:
+        """Advance one step, resetting automatically when the episode ends.
+
+        Args:
+            key: PRNG key for this step (and for the reset, should the episode end).
+            state: the current state.
+            actions: one action per agent, keyed by agent name.
+            reset_state: optional state to restart from instead of sampling a new
+                episode with ``reset``.
+
+        Returns:
+            ``(obs, state, reward, done, info)``. ``reward`` and ``done`` are dicts keyed
+            by agent; ``done["__all__"]`` marks the end of the episode. ``info`` holds
+            ``"truncated"`` (per agent: the episode hit the time limit) and
+            ``"final_obs"`` (the observation before any automatic reset) besides what
+            the environment adds.
+        """
+        key_step, key_reset = jax.random.split(key)
+        obs_step, state_step, reward, terminated, info = self.step_env(key_step, state, actions)
+
+        term_all = terminated.get("__all__")
+        if term_all is None:
+            term_all = jnp.all(jnp.stack([jnp.asarray(terminated[a]) for a in self.agents]))
+        term_all = jnp.asarray(term_all, dtype=bool)
+        if self.max_steps is not None:
+            time_up = jnp.asarray(state_step.step >= self.max_steps)
+        else:
+            time_up = jnp.array(False)
+        episode_over = term_all | time_up
+
+        done = {a: jnp.asarray(terminated[a], dtype=bool) | episode_over for a in self.agents}
+        done["__all__"] = episode_over
+        truncated = {a: time_up & ~term_all & ~jnp.asarray(terminated[a], dtype=bool) for a in self.agents}
+        info = dict(info)
+        info["truncated"] = truncated
+        info["final_obs"] = obs_step
+
+        if reset_state is None:
+            obs_reset, state_reset = self.reset_env(key_reset)
+        else:
+            state_reset = reset_state
+            obs_reset = self.get_obs(reset_state)
+
+        state = jax.tree.map(lambda r, s: jnp.where(episode_over, r, s), state_reset, state_step)
+        obs = jax.tree.map(lambda r, s: jnp.where(episode_over, r, s), obs_reset, obs_step)
+        return obs, state, reward, done, info
+
+    def observation_space(self, agent: str) -> Space:
+        """The observation space of ``agent``."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> Space:
+        """The action space of ``agent``."""
+        return self.action_spaces[agent]
+
+    @property
+    def name(self) -> str:
+        """The environment's class name."""
+        return type(self).__name__
+
+    def get_avail_actions(self, state: Any) -> dict[str, jax.Array]:
+        """Per-agent boolean masks of legal actions.
+
+        The default says every action is legal: for a ``Discrete(n)`` space a mask of
+        shape ``(n,)``, for ``MultiDiscrete`` one of shape ``(sum(nvec),)``, for a
+        ``Box`` one of the action's shape.
+        """
+        del state
+        masks = {}
+        for agent in self.agents:
+            space = self.action_space(agent)
+            if isinstance(space, Discrete):
+                masks[agent] = jnp.ones((space.n,), dtype=bool)
+            elif isinstance(space, MultiDiscrete):
+                masks[agent] = jnp.ones((int(space.nvec.sum()),), dtype=bool)
+            elif isinstance(space, Box):
+                masks[agent] = jnp.ones(space.shape, dtype=bool)
+            else:
+                raise NotImplementedError(
+                    f"{self.name}: no default action mask for {space!r}; override get_avail_actions"
+                )
+        return masks
+
+    def get_global_state(self, state: Any) -> jax.Array:
+        """The centralised state for a MAPPO critic or a QMIX mixer, a 1-d array.
+
+        The default concatenates every agent's flattened observation in agent order;
+        environments with a true world state override it.
+        """
+        obs = self.get_obs(state)
+        return jnp.concatenate([jnp.ravel(obs[a]) for a in self.agents])
+
+    # ------------------------------------------------------------ subclass hooks
+    def reset_env(self, key: jax.Array) -> tuple[Obs, Any]:
+        """Sample an initial state. Returns ``(obs, state)``."""
+        raise NotImplementedError(f"{self.name} must implement reset_env")
+
+    def step_env(self, key: jax.Array, state: Any, actions: Actions) -> tuple[Obs, Any, Rewards, Dones, Info]:
+        """One transition without automatic reset; see the class docstring."""
+        raise NotImplementedError(f"{self.name} must implement step_env")
+
+    def get_obs(self, state: Any) -> Obs:
+        """Observations of ``state``, keyed by agent."""
+        raise NotImplementedError(f"{self.name} must implement get_obs")
+
+    def render(self, state: Any) -> jax.Array:
+        """An RGB image of ``state``, ``uint8`` of shape ``(height, width, 3)``."""
+        raise NotImplementedError(f"{self.name} does not implement render")
