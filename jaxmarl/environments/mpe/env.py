@@ -273,7 +273,7 @@ class MPEEnv(MultiAgentEnv):
             # (ignored) columns that are zeroed below.
             comm_idx = np.minimum(self._comm_offset[:, None] + np.arange(self.dim_c), width - 1)
             c = jnp.take_along_axis(a, jnp.asarray(comm_idx), axis=1)
-        u = u * jnp.asarray(self.accel)[:, None] * movable[:, None]
+        u = u * jnp.asarray(self.accel[: self.num_agents])[:, None] * movable[:, None]
         c = c * (~self.silent[: self.num_agents])[:, None]
         return u, c
 

@@ -1,0 +1,313 @@
+"""``check_env``: the conformance kit every jaxmarl environment passes.
+
+Run it on your own environment before training on it::
+
+    from jaxmarl.testing import check_env
+    check_env(MyEnv(), num_envs=16, num_steps=200)
+
+It plays random legal actions in a batch of environments under ``jit``, ``vmap`` and
+``lax.scan`` and raises :class:`EnvCheckError` listing every violation it found, each
+with the agent, step and batch index where it first happened:
+
+- the agent list, spaces, and the shapes and dtypes of observations, rewards and dones;
+- observations outside their space or not finite, rewards not finite;
+- shapes or dtypes that change from one step to the next;
+- ``reset`` and ``step`` giving different results for the same key, or ``reset``
+  ignoring its key;
+- episodes that outlast ``max_steps``, a missing or wrong automatic reset, truncation
+  flags or ``info["final_obs"]`` that disagree with ``done``;
+- action masks of the wrong shape or with no legal action;
+- ``get_global_state`` and ``render`` returning the wrong kind of array.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxmarl.environments.spaces import Discrete, MultiDiscrete, Space
+
+__all__ = ["EnvCheckError", "check_env"]
+
+
+class EnvCheckError(AssertionError):
+    """Raised by :func:`check_env`; ``violations`` lists one message per problem."""
+
+    def __init__(self, env_name: str, violations: list[str]) -> None:
+        self.violations = violations
+        lines = "\n".join(f"  - {v}" for v in violations)
+        super().__init__(f"{env_name} failed {len(violations)} conformance check(s):\n{lines}")
+
+
+def _sample_action(space: Space, key: jax.Array, mask: jax.Array | None) -> jax.Array:
+    if isinstance(space, Discrete) and mask is not None:
+        logits = jnp.where(mask, 0.0, -jnp.inf)
+        return jax.random.categorical(key, logits).astype(space.dtype)
+    return space.sample(key)
+
+
+def _first(flags: np.ndarray) -> tuple[int, ...] | None:
+    """Index (step, env, ...) of the first True entry, or None."""
+    hits = np.argwhere(flags)
+    return tuple(int(i) for i in hits[0]) if len(hits) else None
+
+
+def _trees_equal(x: Any, y: Any) -> bool:
+    """Whether two pytrees of arrays hold the same values (host-side)."""
+    leaves_x, leaves_y = jax.tree.leaves(x), jax.tree.leaves(y)
+    return len(leaves_x) == len(leaves_y) and all(
+        np.array_equal(a, b) for a, b in zip(leaves_x, leaves_y, strict=True)
+    )
+
+
+def _static_checks(env: Any, problems: list[str]) -> bool:
+    agents = getattr(env, "agents", None)
+    if not isinstance(agents, list) or not agents or not all(isinstance(a, str) for a in agents):
+        problems.append(f"env.agents must be a non-empty list of str, got {agents!r}")
+        return False
+    if len(set(agents)) != len(agents):
+        problems.append(f"env.agents has duplicate names: {agents}")
+    if getattr(env, "num_agents", None) != len(agents):
+        problems.append(
+            f"env.num_agents is {getattr(env, 'num_agents', None)!r} but there are {len(agents)} agents"
+        )
+    ok = True
+    for agent in agents:
+        for kind in ("observation_space", "action_space"):
+            try:
+                space = getattr(env, kind)(agent)
+            except Exception as err:
+                problems.append(f"env.{kind}({agent!r}) raised {type(err).__name__}: {err}")
+                ok = False
+                continue
+            for attr in ("sample", "contains", "shape", "dtype"):
+                if not hasattr(space, attr):
+                    problems.append(f"env.{kind}({agent!r}) = {space!r} has no {attr!r}")
+                    ok = False
+    return ok
+
+
+def check_env(
+    env: Any,
+    num_envs: int = 8,
+    num_steps: int | None = None,
+    seed: int = 0,
+    expect_random_reset: bool = True,
+    check_render: bool = True,
+) -> None:
+    """Check that ``env`` keeps the jaxmarl environment contract.
+
+    Args:
+        env: the environment.
+        num_envs: how many environments to run side by side (vmapped).
+        num_steps: steps per environment; defaults to ``2 * env.max_steps + 1`` (so at
+            least two episodes end) or 200 when the env has no ``max_steps``.
+        seed: seed of the random actions and keys.
+        expect_random_reset: whether ``reset`` should give different states for
+            different keys (false for environments with a fixed start).
+        check_render: whether to require ``env.render(state)`` to return an image.
+
+    Raises:
+        EnvCheckError: listing every violation found.
+    """
+    problems: list[str] = []
+    name = getattr(env, "name", type(env).__name__)
+    if not _static_checks(env, problems):
+        raise EnvCheckError(name, problems)
+    agents: list[str] = env.agents
+    obs_spaces = {a: env.observation_space(a) for a in agents}
+    act_spaces = {a: env.action_space(a) for a in agents}
+    max_steps = getattr(env, "max_steps", None)
+    if num_steps is None:
+        num_steps = 2 * max_steps + 1 if max_steps else 200
+    key = jax.random.PRNGKey(seed)
+    key_reset, key_roll, key_fixed = jax.random.split(key, 3)
+
+    # ---------------------------------------------------------------- reset
+    try:
+        obs0, state0 = jax.jit(jax.vmap(env.reset))(jax.random.split(key_reset, num_envs))
+    except Exception as err:
+        problems.append(f"reset failed under jit(vmap(...)): {type(err).__name__}: {err}")
+        raise EnvCheckError(name, problems) from err
+    if not isinstance(obs0, dict) or set(obs0) != set(agents):
+        problems.append(f"reset must return obs keyed by exactly env.agents, got keys {sorted(obs0)}")
+        raise EnvCheckError(name, problems)
+    for a in agents:
+        space = obs_spaces[a]
+        shape, dtype = tuple(obs0[a].shape[1:]), obs0[a].dtype
+        if shape != tuple(space.shape):
+            problems.append(f"obs[{a!r}] has shape {shape} but its space says {tuple(space.shape)}")
+        if space.dtype is not None and dtype != jnp.dtype(space.dtype):
+            problems.append(f"obs[{a!r}] has dtype {dtype} but its space says {space.dtype}")
+    for path, leaf in jax.tree_util.tree_leaves_with_path(state0):
+        if not isinstance(leaf, jax.Array):
+            problems.append(
+                f"state leaf {jax.tree_util.keystr(path)} is not a JAX array ({type(leaf).__name__})"
+            )
+    again = jax.jit(jax.vmap(env.reset))(jax.random.split(key_reset, num_envs))
+    if not _trees_equal((obs0, state0), again):
+        problems.append("reset is not deterministic: the same key gave different states")
+    if expect_random_reset and num_envs > 1:
+        leaves = jax.tree.leaves(state0)
+        if all(np.all(np.asarray(x) == np.asarray(x)[:1]) for x in leaves):
+            problems.append("reset ignores its key: every key gave the same state")
+
+    # ------------------------------------------------------- rollout checks
+    _, fixed_state = env.reset(key_fixed)
+    fixed_obs = env.get_obs(fixed_state)
+
+    def same_tree(x: Any, y: Any) -> jax.Array:
+        pairs = zip(jax.tree.leaves(x), jax.tree.leaves(y), strict=True)
+        return jnp.all(jnp.array([jnp.all(a == b) for a, b in pairs]))
+
+    def act(key: jax.Array, masks: dict) -> dict:
+        keys = jax.random.split(key, len(agents))
+        return {a: _sample_action(act_spaces[a], keys[i], masks.get(a)) for i, a in enumerate(agents)}
+
+    def one_step(carry: tuple, key: jax.Array) -> tuple[tuple, dict]:
+        """Step every env with random legal actions; record what to check."""
+        state, since_reset = carry
+        keys = jax.random.split(key, 2 * num_envs)
+        masks = jax.vmap(env.get_avail_actions)(state)
+        actions = jax.vmap(act)(keys[:num_envs], masks)
+        step = jax.vmap(lambda k, s, a: env.step(k, s, a, fixed_state))
+        new_obs, new_state, reward, done, info = step(keys[num_envs:], state, actions)
+        since_reset = since_reset + 1
+        done_all = done["__all__"]
+        reset_ok = jax.vmap(same_tree, in_axes=(0, None))(new_state, fixed_state) & jax.vmap(
+            same_tree, in_axes=(0, None)
+        )(new_obs, fixed_obs)
+        rec = {
+            "obs_in_space": {a: jax.vmap(obs_spaces[a].contains)(new_obs[a]) for a in agents},
+            "obs_finite": {a: jnp.all(jnp.isfinite(new_obs[a]).reshape(num_envs, -1), -1) for a in agents},
+            "reward_finite": {a: jnp.isfinite(reward[a]) for a in agents},
+            "too_long": since_reset > max_steps if max_steps else jnp.zeros(num_envs, bool),
+            "done_all": done_all,
+            "bad_reset": done_all & ~reset_ok,
+            "mask_empty": {
+                a: ~jnp.any(masks[a].reshape(num_envs, -1), axis=-1) for a in agents if a in masks
+            },
+            "global_state": jax.vmap(env.get_global_state)(state),
+            "truncated_not_done": {a: info["truncated"][a] & ~done[a] for a in agents},
+            "final_obs_differs": {
+                a: ~done_all & jnp.any((info["final_obs"][a] != new_obs[a]).reshape(num_envs, -1), -1)
+                for a in agents
+            },
+            "summary": jax.tree.map(lambda x: jnp.sum(x.astype(jnp.float32)), (new_obs, reward)),
+        }
+        since_reset = jnp.where(done_all, 0, since_reset)
+        return (new_state, since_reset), rec
+
+    def rollout(key: jax.Array) -> dict:
+        carry = (state0, jnp.zeros(num_envs, jnp.int32))
+        _, recs = jax.lax.scan(one_step, carry, jax.random.split(key, num_steps))
+        return recs
+
+    # Shapes and dtypes the step returns (checked without running it).
+    try:
+        shapes = jax.eval_shape(
+            lambda k, s: env.step(
+                k,
+                s,
+                {a: jnp.zeros(act_spaces[a].shape, act_spaces[a].dtype or jnp.float32) for a in agents},
+            ),
+            key,
+            jax.tree.map(lambda x: x[0], state0),
+        )
+    except Exception as err:
+        problems.append(f"step failed to trace: {type(err).__name__}: {err}")
+        raise EnvCheckError(name, problems) from err
+    s_obs, s_state, s_reward, s_done, s_info = shapes
+    if set(s_obs) != set(agents):
+        problems.append(f"step must return obs keyed by exactly env.agents, got {sorted(s_obs)}")
+    for a in agents:
+        if a in s_obs and (s_obs[a].shape, s_obs[a].dtype) != (obs0[a].shape[1:], obs0[a].dtype):
+            problems.append(
+                f"obs[{a!r}] changes from {obs0[a].shape[1:]} {obs0[a].dtype} at reset to "
+                f"{s_obs[a].shape} {s_obs[a].dtype} after a step"
+            )
+        if a not in s_reward or s_reward[a].shape != ():
+            problems.append(f"reward[{a!r}] must be a scalar, got {getattr(s_reward.get(a), 'shape', None)}")
+    for a in [*agents, "__all__"]:
+        if a not in s_done or s_done[a].shape != () or s_done[a].dtype != jnp.bool_:
+            problems.append(f"done[{a!r}] must be a boolean scalar, got {s_done.get(a)}")
+    state_now = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape[1:], x.dtype), state0)
+    same_structure = str(jax.tree.structure(s_state)) == str(jax.tree.structure(state_now))
+    if not same_structure or any(
+        (x.shape, x.dtype) != (y.shape, y.dtype)
+        for x, y in zip(jax.tree.leaves(s_state), jax.tree.leaves(state_now), strict=True)
+    ):
+        problems.append("the state's structure, shapes or dtypes change from one step to the next")
+    if not isinstance(s_info, dict) or "truncated" not in s_info or "final_obs" not in s_info:
+        problems.append(
+            "info must carry 'truncated' and 'final_obs' (subclass MultiAgentEnv and use its step)"
+        )
+    masks_shape = jax.eval_shape(env.get_avail_actions, jax.tree.map(lambda x: x[0], state0))
+    for a in agents:
+        space = act_spaces[a]
+        expected = None
+        if isinstance(space, Discrete):
+            expected = (space.n,)
+        elif isinstance(space, MultiDiscrete):
+            expected = (int(space.nvec.sum()),)
+        if expected is not None and (a not in masks_shape or masks_shape[a].shape != expected):
+            got = masks_shape[a].shape if a in masks_shape else None
+            problems.append(f"get_avail_actions()[{a!r}] must have shape {expected}, got {got}")
+    gs = jax.eval_shape(env.get_global_state, jax.tree.map(lambda x: x[0], state0))
+    if not hasattr(gs, "shape") or len(gs.shape) != 1:
+        problems.append(f"get_global_state must return a 1-d array, got {gs}")
+    if problems:
+        raise EnvCheckError(name, problems)
+
+    run = jax.jit(rollout)
+    recs = jax.device_get(run(key_roll))
+    recs_again = jax.device_get(run(key_roll))
+    if not _trees_equal(recs["summary"], recs_again["summary"]):
+        problems.append("step is not deterministic: the same keys gave different trajectories")
+
+    def report(flags: np.ndarray, message: str) -> None:
+        where = _first(np.asarray(flags))
+        if where is not None:
+            problems.append(f"{message} at step {where[0] + 1} (env {where[1]})")
+
+    for a in agents:
+        report(~recs["obs_finite"][a], f"obs[{a!r}] is not finite")
+        report(
+            recs["obs_finite"][a] & ~recs["obs_in_space"][a], f"obs[{a!r}] is outside its observation space"
+        )
+        report(~recs["reward_finite"][a], f"reward[{a!r}] is not finite")
+        if a in recs["mask_empty"]:
+            report(recs["mask_empty"][a], f"get_avail_actions()[{a!r}] allows no action")
+        if "truncated_not_done" in recs:
+            report(
+                recs["truncated_not_done"][a], f"info['truncated'][{a!r}] is true while done[{a!r}] is false"
+            )
+        if "final_obs_differs" in recs:
+            report(
+                recs["final_obs_differs"][a],
+                f"info['final_obs'][{a!r}] differs from obs although the episode goes on",
+            )
+    report(recs["too_long"], f"an episode ran past max_steps={max_steps} without done['__all__']")
+    report(recs["bad_reset"], "after done['__all__'] the env did not auto-reset to the given reset_state")
+    report(
+        ~np.isfinite(recs["global_state"]).reshape(num_steps, num_envs, -1).all(-1),
+        "get_global_state is not finite",
+    )
+    if max_steps and not np.any(recs["done_all"]) and num_steps > max_steps:
+        problems.append(f"no episode ended within {num_steps} steps although max_steps={max_steps}")
+
+    if check_render:
+        try:
+            frame = np.asarray(jax.jit(env.render)(jax.tree.map(lambda x: x[0], state0)))
+            if frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[-1] != 3:
+                problems.append(f"render must return uint8 (H, W, 3), got {frame.dtype} {frame.shape}")
+        except NotImplementedError as err:
+            problems.append(f"render is not implemented: {err}")
+        except Exception as err:
+            problems.append(f"render failed under jit: {type(err).__name__}: {err}")
+
+    if problems:
+        raise EnvCheckError(name, problems)
