@@ -1,0 +1,98 @@
+"""Rollouts to frames to GIF: visualise any environment that implements ``render``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxmarl.environments.spaces import Discrete
+
+Policy = Callable[[jax.Array, dict[str, jax.Array], Any], dict[str, jax.Array]]
+
+
+def random_policy(env: Any) -> Policy:
+    """A policy taking uniformly random legal actions: ``policy(key, obs, state)``."""
+
+    def policy(key: jax.Array, obs: dict[str, jax.Array], state: Any) -> dict[str, jax.Array]:
+        del obs
+        keys = jax.random.split(key, env.num_agents)
+        masks = env.get_avail_actions(state)
+        actions = {}
+        for i, agent in enumerate(env.agents):
+            space = env.action_space(agent)
+            if isinstance(space, Discrete):
+                logits = jnp.where(masks[agent], 0.0, -jnp.inf)
+                actions[agent] = jax.random.categorical(keys[i], logits).astype(space.dtype)
+            else:
+                actions[agent] = space.sample(keys[i])
+        return actions
+
+    return policy
+
+
+def rollout(env: Any, key: jax.Array, num_steps: int, policy: Policy | None = None) -> Any:
+    """Run one environment for ``num_steps`` steps (resetting automatically).
+
+    Args:
+        env: the environment.
+        key: PRNG key.
+        num_steps: number of steps.
+        policy: ``policy(key, obs, state) -> actions``; random legal actions by default.
+
+    Returns:
+        The ``num_steps + 1`` states visited, stacked along a leading axis.
+    """
+    policy = random_policy(env) if policy is None else policy
+    key, key_reset = jax.random.split(key)
+    obs, state = env.reset(key_reset)
+
+    def body(carry: tuple[Any, Any], key: jax.Array) -> tuple[tuple[Any, Any], Any]:
+        obs, state = carry
+        key_act, key_step = jax.random.split(key)
+        actions = policy(key_act, obs, state)
+        obs, new_state, _, _, _ = env.step(key_step, state, actions)
+        return (obs, new_state), new_state
+
+    run = jax.jit(lambda k: jax.lax.scan(body, (obs, state), jax.random.split(k, num_steps))[1])
+    states = run(key)
+    return jax.tree.map(lambda first, rest: jnp.concatenate([first[None], rest]), state, states)
+
+
+def render_states(env: Any, states: Any, **render_kwargs: Any) -> np.ndarray:
+    """Render stacked states into frames, ``uint8`` of shape ``(T, H, W, 3)``."""
+    frames = jax.jit(jax.vmap(lambda s: env.render(s, **render_kwargs)))(states)
+    return np.asarray(frames)
+
+
+def save_gif(frames: np.ndarray | Sequence[np.ndarray], path: str | Path, fps: int = 10) -> Path:
+    """Write ``uint8`` RGB frames ``(T, H, W, 3)`` to an animated GIF at ``path``."""
+    try:
+        from PIL import Image
+    except ImportError as err:  # pragma: no cover - pillow is a dependency
+        raise ImportError("Writing GIFs needs Pillow: pip install pillow") from err
+    arrays = [np.asarray(f, dtype=np.uint8) for f in frames]
+    if not arrays:
+        raise ValueError("save_gif needs at least one frame")
+    images = [Image.fromarray(a) for a in arrays]
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    images[0].save(path, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
+    return path
+
+
+def animate(
+    env: Any,
+    key: jax.Array,
+    path: str | Path,
+    num_steps: int = 50,
+    policy: Policy | None = None,
+    fps: int = 10,
+) -> Path:
+    """Roll out ``env`` with ``policy`` (random by default) and save the frames as a GIF."""
+    states = rollout(env, key, num_steps, policy)
+    return save_gif(render_states(env, states), path, fps=fps)

@@ -1,0 +1,7 @@
+"""Environment wrappers. Generic: none of them imports a specific environment."""
+
+from jaxmarl.wrappers.base import Wrapper
+from jaxmarl.wrappers.logging import LogEnvState, LogWrapper
+from jaxmarl.wrappers.world_state import WorldStateWrapper
+
+__all__ = ["LogEnvState", "LogWrapper", "WorldStateWrapper", "Wrapper"]

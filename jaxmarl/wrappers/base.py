@@ -1,0 +1,34 @@
+"""Base class of environment wrappers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jaxmarl.environments.multi_agent_env import MultiAgentEnv
+
+
+class Wrapper:
+    """Wraps an environment and forwards every attribute it does not define.
+
+    Args:
+        env: the environment (or another wrapper) to wrap.
+    """
+
+    def __init__(self, env: MultiAgentEnv | Wrapper) -> None:
+        self._env = env
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for attributes not found normally. Guard "_env" itself so that
+        # copying or unpickling a half-built wrapper cannot recurse forever.
+        if name == "_env":
+            raise AttributeError(name)
+        return getattr(self._env, name)
+
+    @property
+    def unwrapped(self) -> MultiAgentEnv:
+        """The innermost environment."""
+        env = self._env
+        return env.unwrapped if isinstance(env, Wrapper) else env
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._env!r})"

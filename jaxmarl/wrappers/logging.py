@@ -1,0 +1,103 @@
+"""``LogWrapper``: episode returns and lengths, correct across automatic resets."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+
+from jaxmarl.wrappers.base import Wrapper
+
+
+@struct.dataclass
+class LogEnvState:
+    """State of a :class:`LogWrapper`.
+
+    Attributes:
+        env_state: the wrapped environment's state.
+        episode_returns: running return of each agent in this episode, ``(num_agents,)``.
+        episode_lengths: steps taken in this episode, int32 ``()``.
+        returned_episode_returns: returns of the last finished episode, ``(num_agents,)``.
+        returned_episode_lengths: length of the last finished episode, int32 ``()``.
+    """
+
+    env_state: Any
+    episode_returns: jax.Array
+    episode_lengths: jax.Array
+    returned_episode_returns: jax.Array
+    returned_episode_lengths: jax.Array
+
+
+class LogWrapper(Wrapper):
+    """Track per-agent episode returns and episode lengths.
+
+    ``step`` adds to ``info`` (each an array of shape ``(num_agents,)``, in agent order):
+
+    - ``"returned_episode"``: true on the step an episode ends;
+    - ``"returned_episode_returns"``: each agent's return of the last finished episode;
+    - ``"returned_episode_lengths"``: that episode's length.
+
+    Until the first episode ends the returned values are 0, so average them only where
+    ``returned_episode`` is true, e.g.
+    ``(info["returned_episode_returns"] * mask).sum() / mask.sum()``. The bookkeeping is
+    per environment, so it is correct under ``vmap`` and across automatic resets.
+
+    Args:
+        env: the environment to wrap.
+    """
+
+    @partial(jax.jit, static_argnums=(0,))
+    def reset(self, key: jax.Array) -> tuple[dict[str, jax.Array], LogEnvState]:
+        obs, env_state = self._env.reset(key)
+        zeros = jnp.zeros((self._env.num_agents,), jnp.float32)
+        state = LogEnvState(
+            env_state=env_state,
+            episode_returns=zeros,
+            episode_lengths=jnp.zeros((), jnp.int32),
+            returned_episode_returns=zeros,
+            returned_episode_lengths=jnp.zeros((), jnp.int32),
+        )
+        return obs, state
+
+    @partial(jax.jit, static_argnums=(0,))
+    def step(
+        self,
+        key: jax.Array,
+        state: LogEnvState,
+        actions: dict[str, jax.Array],
+        reset_state: Any | None = None,
+    ) -> tuple[dict[str, jax.Array], LogEnvState, dict[str, jax.Array], dict[str, jax.Array], dict[str, Any]]:
+        obs, env_state, reward, done, info = self._env.step(key, state.env_state, actions, reset_state)
+        agents = self._env.agents
+        ep_done = done["__all__"]
+        rewards = jnp.stack([jnp.asarray(reward[a], jnp.float32) for a in agents])
+        returns = state.episode_returns + rewards
+        lengths = state.episode_lengths + 1
+        state = LogEnvState(
+            env_state=env_state,
+            episode_returns=jnp.where(ep_done, 0.0, returns),
+            episode_lengths=jnp.where(ep_done, 0, lengths),
+            returned_episode_returns=jnp.where(ep_done, returns, state.returned_episode_returns),
+            returned_episode_lengths=jnp.where(ep_done, lengths, state.returned_episode_lengths),
+        )
+        n = self._env.num_agents
+        info = dict(info)
+        info["returned_episode"] = jnp.full((n,), ep_done)
+        info["returned_episode_returns"] = state.returned_episode_returns
+        info["returned_episode_lengths"] = jnp.full((n,), state.returned_episode_lengths)
+        return obs, state, reward, done, info
+
+    def get_obs(self, state: LogEnvState) -> dict[str, jax.Array]:
+        return self._env.get_obs(state.env_state)
+
+    def get_avail_actions(self, state: LogEnvState) -> dict[str, jax.Array]:
+        return self._env.get_avail_actions(state.env_state)
+
+    def get_global_state(self, state: LogEnvState) -> jax.Array:
+        return self._env.get_global_state(state.env_state)
+
+    def render(self, state: LogEnvState) -> jax.Array:
+        return self._env.render(state.env_state)
