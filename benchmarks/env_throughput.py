@@ -78,7 +78,9 @@ def measure(env: Any, num_envs: int, num_steps: int, repeats: int) -> dict[str, 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--env", default="MPE_simple_spread_v3", help="registered environment id")
     parser.add_argument("--num-envs", type=int, nargs="+", default=[1, 100, 1000])
     parser.add_argument("--num-steps", type=int, default=1000, help="steps per scan (default 1000)")

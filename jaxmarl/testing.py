@@ -207,16 +207,25 @@ def check_env(
         return recs
 
     # Shapes and dtypes the step returns (checked without running it).
+    zero_actions = {a: jnp.zeros(act_spaces[a].shape, act_spaces[a].dtype or jnp.float32) for a in agents}
+    one_state = jax.tree.map(lambda x: x[0], state0)
+    if hasattr(env, "step_env"):
+        try:
+            raw = jax.eval_shape(env.step_env, key, one_state, zero_actions)
+        except Exception:
+            raw = None  # reported below, when tracing step
+        if raw is not None:
+            for a in agents:
+                got = raw[0].get(a)
+                if got is not None and (got.shape, got.dtype) != (obs0[a].shape[1:], obs0[a].dtype):
+                    problems.append(
+                        f"obs[{a!r}] changes from {obs0[a].shape[1:]} {obs0[a].dtype} at reset to "
+                        f"{got.shape} {got.dtype} after a step"
+                    )
+            if problems:
+                raise EnvCheckError(name, problems)
     try:
-        shapes = jax.eval_shape(
-            lambda k, s: env.step(
-                k,
-                s,
-                {a: jnp.zeros(act_spaces[a].shape, act_spaces[a].dtype or jnp.float32) for a in agents},
-            ),
-            key,
-            jax.tree.map(lambda x: x[0], state0),
-        )
+        shapes = jax.eval_shape(lambda k, s: env.step(k, s, zero_actions), key, one_state)
     except Exception as err:
         problems.append(f"step failed to trace: {type(err).__name__}: {err}")
         raise EnvCheckError(name, problems) from err

@@ -60,12 +60,17 @@ SCENARIOS = {
 
 @dataclass
 class Recording:
-    """What mpe2 did over ``R`` episodes of ``T`` steps (``A`` agents, ``E`` entities).
+    """What mpe2 did over ``R`` episodes of at most ``T`` steps (``A`` agents, ``E`` entities).
+
+    Steps past an episode's end (``length``) are padding: zero actions, NaN
+    observations and rewards, false dones, and the last world state repeated.
 
     Attributes:
         agents: agent names, in world order.
-        p_pos, p_vel: initial positions and velocities, ``(R, E, 2)``.
-        c: initial utterances, ``(R, A, dim_c)``.
+        length: steps in each episode, ``(R,)``.
+        p_pos, p_vel: positions and velocities, ``(R, T + 1, E, 2)``; index 0 is the
+            initial state, index t the state after step t.
+        c: utterances, ``(R, T + 1, A, dim_c)``.
         goal: goal landmark indices, ``(R, G)``.
         actions: per agent, ``(R, T)`` ints or ``(R, T, d)`` floats.
         obs: per agent, ``(R, T + 1, obs_dim)``; index 0 is the reset observation.
@@ -74,6 +79,7 @@ class Recording:
     """
 
     agents: list[str]
+    length: np.ndarray
     p_pos: np.ndarray
     p_vel: np.ndarray
     c: np.ndarray
@@ -82,6 +88,23 @@ class Recording:
     obs: dict[str, np.ndarray]
     reward: dict[str, np.ndarray]
     done: dict[str, np.ndarray]
+
+
+def _world_state(world) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    entities = world.agents + world.landmarks
+    return (
+        np.stack([e.state.p_pos for e in entities]),
+        np.stack([e.state.p_vel for e in entities]),
+        np.stack([a.state.c for a in world.agents]).reshape(len(world.agents), world.dim_c),
+    )
+
+
+def _pad(items: list, length: int, fill: float) -> np.ndarray:
+    arr = np.asarray(items)
+    if len(items) == length:
+        return arr
+    pad = np.full((length - len(items), *arr.shape[1:]), fill, arr.dtype)
+    return np.concatenate([arr, pad])
 
 
 def record(
@@ -98,17 +121,15 @@ def record(
     module_name, goals_fn = SCENARIOS[env_id]
     module = importlib.import_module(module_name)
     env = module.parallel_env(continuous_actions=continuous, **kwargs)
+    max_steps = env.unwrapped.max_cycles
     rng = np.random.default_rng(seed)
     agents = list(env.possible_agents)
-    per_ep: list[dict] = []
+    episodes: list[dict] = []
     for ep in range(num_episodes):
         obs, _ = env.reset(seed=seed * 100_003 + ep)
         world = env.unwrapped.world
-        entities = world.agents + world.landmarks
+        states = [_world_state(world)]
         rec = {
-            "p_pos": np.stack([e.state.p_pos for e in entities]),
-            "p_vel": np.stack([e.state.p_vel for e in entities]),
-            "c": np.stack([a.state.c for a in world.agents]).reshape(len(world.agents), world.dim_c),
             "goal": np.asarray(goals_fn(world), np.int64),
             "obs": {a: [obs[a]] for a in agents},
             "actions": {a: [] for a in agents},
@@ -122,25 +143,36 @@ def record(
                 if continuous:
                     acts[a] = rng.uniform(-0.2, 1.2, space.shape).astype(np.float32)
                 else:
-                    acts[a] = int(rng.integers(space.n))
+                    acts[a] = np.int64(rng.integers(space.n))
             obs, rew, term, trunc, _ = env.step(acts)
+            states.append(_world_state(world))
             for a in agents:
                 rec["actions"][a].append(acts[a])
                 rec["obs"][a].append(obs[a])
                 rec["reward"][a].append(rew[a])
                 rec["done"][a].append(term[a] or trunc[a])
-        per_ep.append(rec)
+        n = len(states) - 1
+        rec["length"] = n
+        states += [states[-1]] * (max_steps - n)
+        rec["p_pos"], rec["p_vel"], rec["c"] = (np.stack(x) for x in zip(*states, strict=True))
+        for a in agents:
+            rec["actions"][a] = _pad(rec["actions"][a], max_steps, 0)
+            rec["obs"][a] = _pad(rec["obs"][a], max_steps + 1, np.nan)
+            rec["reward"][a] = _pad(rec["reward"][a], max_steps, np.nan)
+            rec["done"][a] = _pad(rec["done"][a], max_steps, False)
+        episodes.append(rec)
     env.close()
 
     def stack(key: str) -> dict[str, np.ndarray]:
-        return {a: np.stack([np.asarray(r[key][a]) for r in per_ep]) for a in agents}
+        return {a: np.stack([r[key][a] for r in episodes]) for a in agents}
 
     return Recording(
         agents=agents,
-        p_pos=np.stack([r["p_pos"] for r in per_ep]),
-        p_vel=np.stack([r["p_vel"] for r in per_ep]),
-        c=np.stack([r["c"] for r in per_ep]),
-        goal=np.stack([r["goal"] for r in per_ep]),
+        length=np.array([r["length"] for r in episodes]),
+        p_pos=np.stack([r["p_pos"] for r in episodes]),
+        p_vel=np.stack([r["p_vel"] for r in episodes]),
+        c=np.stack([r["c"] for r in episodes]),
+        goal=np.stack([r["goal"] for r in episodes]),
         actions=stack("actions"),
         obs=stack("obs"),
         reward=stack("reward"),

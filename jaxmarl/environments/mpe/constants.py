@@ -14,7 +14,7 @@ ACTION_TYPES = (DISCRETE_ACT, CONTINUOUS_ACT)
 # Discrete movement actions and the unit force each applies (before scaling by accel).
 NOOP, LEFT, RIGHT, DOWN, UP = 0, 1, 2, 3, 4
 NUM_MOVES = 5
-MOVE_VECTORS = np.array([[0.0, 0.0], [-1.0, 0.0], [1.0, 0.0], [0.0, -1.0], [0.0, 1.0]], np.float32)
+MOVE_VECTORS = np.array([[0.0, 0.0], [-1.0, 0.0], [1.0, 0.0], [0.0, -1.0], [0.0, 1.0]], np.float64)
 
 # World physics.
 DIM_P = 2  # position dimensionality

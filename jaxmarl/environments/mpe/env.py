@@ -52,8 +52,8 @@ def check_count(env_name: str, name: str, value: Any, minimum: int) -> int:
 
 def _per_entity(value: Floats | None, n: int, default: float) -> np.ndarray:
     if value is None:
-        return np.full((n,), default, np.float32)
-    arr = np.broadcast_to(np.asarray(value, np.float32), (n,))
+        return np.full((n,), default, np.float64)
+    arr = np.broadcast_to(np.asarray(value, np.float64), (n,))
     return np.array(arr)
 
 
@@ -126,9 +126,9 @@ class MPEEnv(MultiAgentEnv):
         )
         self.accel = _per_entity(agent_accel, A, C.DEFAULT_ACCEL)
         self.max_speed = np.concatenate(
-            [_per_entity(agent_max_speed, A, np.inf), np.full((L,), np.inf, np.float32)]
+            [_per_entity(agent_max_speed, A, np.inf), np.full((L,), np.inf, np.float64)]
         )
-        self.mass = np.full((self.num_entities,), C.DEFAULT_MASS, np.float32)
+        self.mass = np.full((self.num_entities,), C.DEFAULT_MASS, np.float64)
         self.movable = np.concatenate(
             [np.broadcast_to(np.asarray(agent_movable, bool), (A,)), np.zeros((L,), bool)]
         )
@@ -229,7 +229,7 @@ class MPEEnv(MultiAgentEnv):
 
     def get_global_state(self, state: State) -> jax.Array:
         """The world state: every entity's position, the agents' velocities and
-        utterances, and one-hot goals, flattened into one float32 vector."""
+        utterances, and one-hot goals, flattened into one vector."""
         parts = [
             state.p_pos.ravel(),
             state.p_vel[: self.num_world_agents].ravel(),
@@ -262,7 +262,10 @@ class MPEEnv(MultiAgentEnv):
             width = self._action_width
             rows = []
             for agent in self.agents:
-                act = jnp.clip(jnp.asarray(actions[agent], jnp.float32), 0.0, 1.0)
+                act = jnp.asarray(actions[agent])
+                if not jnp.issubdtype(act.dtype, jnp.floating):
+                    act = act.astype(float)
+                act = jnp.clip(act, 0.0, 1.0)
                 rows.append(jnp.pad(act, (0, width - act.shape[0])))
             a = jnp.stack(rows)
             if width >= C.NUM_MOVES:

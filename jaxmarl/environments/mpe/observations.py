@@ -27,6 +27,8 @@ def nearest(origin: jax.Array, points: jax.Array, n: int) -> tuple[jax.Array, np
         padding (``valid`` false) whose contents the caller must zero.
     """
     k = points.shape[0]
+    if k == 0:
+        return jnp.zeros((n,), jnp.int32), np.zeros((n,), bool)
     m = min(n, k)
     dist = jnp.linalg.norm(points - origin, axis=-1)
     idx = jnp.argsort(dist)[:m]
@@ -36,6 +38,8 @@ def nearest(origin: jax.Array, points: jax.Array, n: int) -> tuple[jax.Array, np
 
 def gather_slots(values: jax.Array, idx: jax.Array, valid: np.ndarray) -> jax.Array:
     """``values[idx]`` with padding slots zeroed; flattened."""
+    if values.shape[0] == 0:
+        return jnp.zeros((idx.shape[0] * values.shape[1],), values.dtype)
     return jnp.where(valid[:, None], values[idx], 0.0).ravel()
 
 

@@ -84,7 +84,7 @@ class SimpleAdversaryMPE(MPEEnv):
         )
 
     def sample_goals(self, key: jax.Array) -> jax.Array:
-        return jax.random.randint(key, (1,), 0, self.num_landmarks)
+        return jax.random.randint(key, (1,), 0, self.num_landmarks, dtype=jnp.int32)
 
     def entity_colours(self, state: State) -> jax.Array:
         return jnp.asarray(self.colour).at[self.num_agents + state.goal[0]].set(jnp.asarray(GOAL_COLOUR))

@@ -53,7 +53,7 @@ class SimpleCryptoMPE(MPEEnv):
         self.observation_spaces = obs_spaces({"eve_0": 4, "bob_0": 8, "alice_0": 8})
 
     def sample_goals(self, key: jax.Array) -> jax.Array:
-        return jax.random.randint(key, (2,), 0, self.num_landmarks)
+        return jax.random.randint(key, (2,), 0, self.num_landmarks, dtype=jnp.int32)
 
     def entity_colours(self, state: State) -> jax.Array:
         return jnp.asarray(self.colour).at[BOB].set(jnp.asarray(LANDMARK_RENDER_COLOURS)[state.goal[0]])

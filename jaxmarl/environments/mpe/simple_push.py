@@ -11,7 +11,7 @@ from jaxmarl.environments.mpe.env import MPEEnv
 from jaxmarl.environments.mpe.observations import obs_spaces
 from jaxmarl.environments.mpe.types import State
 
-LANDMARK_COLOURS = np.array([[0.1, 0.9, 0.1], [0.1, 0.1, 0.9]], np.float32)
+LANDMARK_COLOURS = np.array([[0.1, 0.9, 0.1], [0.1, 0.1, 0.9]], np.float64)
 
 
 class SimplePushMPE(MPEEnv):
@@ -49,7 +49,7 @@ class SimplePushMPE(MPEEnv):
         self.observation_spaces = obs_spaces({"adversary_0": 8, "agent_0": 19})
 
     def sample_goals(self, key: jax.Array) -> jax.Array:
-        return jax.random.randint(key, (1,), 0, self.num_landmarks)
+        return jax.random.randint(key, (1,), 0, self.num_landmarks, dtype=jnp.int32)
 
     def _agent_colour(self, goal: jax.Array) -> jax.Array:
         return jnp.array([0.25, 0.25, 0.25]).at[goal + 1].add(0.5)

@@ -11,7 +11,7 @@ from jaxmarl.environments.mpe.env import MPEEnv
 from jaxmarl.environments.mpe.observations import obs_spaces
 from jaxmarl.environments.mpe.types import State
 
-LANDMARK_COLOURS = np.array([[0.75, 0.25, 0.25], [0.25, 0.75, 0.25], [0.25, 0.25, 0.75]], np.float32)
+LANDMARK_COLOURS = np.array([[0.75, 0.25, 0.25], [0.25, 0.75, 0.25], [0.25, 0.25, 0.75]], np.float64)
 
 
 class SimpleReferenceMPE(MPEEnv):
@@ -55,7 +55,7 @@ class SimpleReferenceMPE(MPEEnv):
         self.observation_spaces = obs_spaces({a: 21 for a in self.agents})
 
     def sample_goals(self, key: jax.Array) -> jax.Array:
-        return jax.random.randint(key, (2,), 0, self.num_landmarks)
+        return jax.random.randint(key, (2,), 0, self.num_landmarks, dtype=jnp.int32)
 
     def entity_colours(self, state: State) -> jax.Array:
         # Each agent wears the colour of the landmark it must reach (chosen by the other).

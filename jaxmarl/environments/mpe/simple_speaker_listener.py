@@ -12,7 +12,7 @@ from jaxmarl.environments.mpe.env import MPEEnv
 from jaxmarl.environments.mpe.observations import obs_spaces
 from jaxmarl.environments.mpe.types import State
 
-LANDMARK_COLOURS = np.array([[0.65, 0.15, 0.15], [0.15, 0.65, 0.15], [0.15, 0.15, 0.65]], np.float32)
+LANDMARK_COLOURS = np.array([[0.65, 0.15, 0.15], [0.15, 0.65, 0.15], [0.15, 0.15, 0.65]], np.float64)
 
 
 class SimpleSpeakerListenerMPE(MPEEnv):
@@ -53,7 +53,7 @@ class SimpleSpeakerListenerMPE(MPEEnv):
         self.observation_spaces = obs_spaces({"speaker_0": 3, "listener_0": 11})
 
     def sample_goals(self, key: jax.Array) -> jax.Array:
-        return jax.random.randint(key, (1,), 0, self.num_landmarks)
+        return jax.random.randint(key, (1,), 0, self.num_landmarks, dtype=jnp.int32)
 
     def entity_colours(self, state: State) -> jax.Array:
         listener = jnp.asarray(LANDMARK_COLOURS)[state.goal[0]] + 0.45

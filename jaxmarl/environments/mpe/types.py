@@ -8,13 +8,14 @@ from flax import struct
 
 @struct.dataclass
 class State:
-    """State of every MPE scenario. Entities are the agents (in ``env.agents`` order)
-    followed by the landmarks.
+    """State of every MPE scenario. Entities are the agents (in ``env.agents`` order,
+    then any scripted agents) followed by the landmarks. Floats are float32, or float64
+    when JAX runs with ``jax_enable_x64``.
 
     Attributes:
         p_pos: positions, float32 ``(num_entities, 2)``.
         p_vel: velocities, float32 ``(num_entities, 2)`` (zero for landmarks).
-        c: the communication each agent utters, float32 ``(num_agents, dim_c)``.
+        c: the communication each agent utters, float32 ``(num_world_agents, dim_c)``.
         step: steps taken in this episode, int32 ``()``.
         goal: landmark indices a scenario draws at reset, int32 ``(num_goals,)``; empty
             for scenarios without goals (the scenario docstring says what each is).

@@ -1,0 +1,36 @@
+"""Every registered environment keeps the environment contract (jaxmarl.testing.check_env)."""
+
+import pytest
+
+import jaxmarl
+from jaxmarl.environments.mpe import CONTINUOUS_ACT, DISCRETE_ACT
+from jaxmarl.testing import check_env
+
+MPE_IDS = [e for e in jaxmarl.registered_envs if e.startswith("MPE_")]
+
+
+@pytest.mark.parametrize("env_id", list(jaxmarl.registered_envs))
+def test_registered_env_passes_check_env(env_id):
+    check_env(jaxmarl.make(env_id), num_envs=8)
+
+
+@pytest.mark.parametrize("env_id", MPE_IDS)
+def test_mpe_other_action_type_passes_check_env(env_id):
+    default = jaxmarl.make(env_id).action_type
+    other = CONTINUOUS_ACT if default == DISCRETE_ACT else DISCRETE_ACT
+    check_env(jaxmarl.make(env_id, action_type=other), num_envs=4)
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs"),
+    [
+        ("MPE_simple_spread_v3", {"num_agents": 5, "num_agent_neighbors": 2, "num_landmark_neighbors": 7}),
+        ("MPE_simple_spread_v3", {"terminate_on_success": True, "max_steps": 50}),
+        ("MPE_simple_tag_v3", {"num_good_agents": 2, "num_adversaries": 2, "num_agent_neighbors": 2}),
+        ("MPE_simple_adversary_v3", {"num_good_agents": 3, "num_landmark_neighbors": 1}),
+        ("MPE_simple_world_comm_v3", {"num_good_agents": 3, "num_adversaries": 2, "num_forests": 1}),
+        ("MPE_simple_facmac_v1", {"view_radius": None, "action_type": DISCRETE_ACT}),
+    ],
+)
+def test_configured_mpe_passes_check_env(env_id, kwargs):
+    check_env(jaxmarl.make(env_id, **kwargs), num_envs=4)

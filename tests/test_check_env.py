@@ -1,0 +1,138 @@
+"""check_env passes a correct environment and names each violation in a broken one."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from stub_envs import CounterEnv
+
+from jaxmarl.environments.spaces import Discrete
+from jaxmarl.testing import EnvCheckError, check_env
+
+
+def violations(env, **kwargs):
+    with pytest.raises(EnvCheckError) as err:
+        check_env(env, num_envs=4, **kwargs)
+    return err.value.violations
+
+
+def test_correct_env_passes():
+    check_env(CounterEnv(max_steps=5), num_envs=4)
+
+
+class ObsOutsideSpace(CounterEnv):
+    def get_obs(self, state):
+        return {a: jnp.stack([state.count * 1e12, state.start]) for a in self.agents}
+
+
+class NaNReward(CounterEnv):
+    def step_env(self, key, state, actions):
+        obs, state, reward, done, info = super().step_env(key, state, actions)
+        reward["b"] = jnp.where(state.step == 3, jnp.nan, reward["b"])
+        return obs, state, reward, done, info
+
+
+class ObsShapeChanges(CounterEnv):
+    def step_env(self, key, state, actions):
+        obs, state, reward, done, info = super().step_env(key, state, actions)
+        return {a: jnp.concatenate([o, o]) for a, o in obs.items()}, state, reward, done, info
+
+
+class IgnoresKey(CounterEnv):
+    def reset_env(self, key):
+        return super().reset_env(jax.random.PRNGKey(0))
+
+
+class NotDeterministic(CounterEnv):
+    """Draws its start from NumPy's global RNG through a host callback."""
+
+    def reset_env(self, key):
+        obs, state = super().reset_env(key)
+        start = jax.pure_callback(
+            lambda: np.float32(np.random.uniform()), jax.ShapeDtypeStruct((), jnp.float32)
+        )
+        state = state.replace(start=start)
+        return self.get_obs(state), state
+
+
+class NoAutoReset(CounterEnv):
+    def step(self, key, state, actions, reset_state=None):
+        obs, new_state, reward, done, info = super().step(key, state, actions, reset_state)
+        return (
+            info["final_obs"],
+            jax.tree.map(lambda x: x, new_state.replace(count=new_state.count + 1)),
+            reward,
+            done,
+            info,
+        )
+
+
+class NeverEnds(CounterEnv):
+    def step_env(self, key, state, actions):
+        obs, state, reward, done, info = super().step_env(key, state, actions)
+        return obs, state.replace(step=jnp.zeros((), jnp.int32)), reward, done, info
+
+
+class NoLegalAction(CounterEnv):
+    def get_avail_actions(self, state):
+        return {"a": jnp.array([True, True]), "b": jnp.array([False, False])}
+
+
+class WrongMaskShape(CounterEnv):
+    def get_avail_actions(self, state):
+        return {"a": jnp.array([True, True, True]), "b": jnp.array([True, True])}
+
+
+class NoRender(CounterEnv):
+    def render(self, state):
+        return super(CounterEnv, self).render(state)
+
+
+class BadGlobalState(CounterEnv):
+    def get_global_state(self, state):
+        return jnp.zeros((2, 2))
+
+
+class BadSpaces(CounterEnv):
+    def __init__(self):
+        super().__init__()
+        self.action_spaces = {"a": Discrete(2)}
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        (ObsOutsideSpace(), "obs['a'] is outside its observation space at step 1"),
+        (NaNReward(), "reward['b'] is not finite at step 3"),
+        (ObsShapeChanges(), "obs['a'] changes from (2,) float32 at reset to (4,) float32 after a step"),
+        (IgnoresKey(), "reset ignores its key"),
+        (NotDeterministic(), "reset is not deterministic"),
+        (NoAutoReset(), "did not auto-reset"),
+        (NeverEnds(), "ran past max_steps=5"),
+        (NoLegalAction(), "get_avail_actions()['b'] allows no action at step 1"),
+        (WrongMaskShape(), "get_avail_actions()['a'] must have shape (2,), got (3,)"),
+        (NoRender(), "render is not implemented"),
+        (BadGlobalState(), "get_global_state must return a 1-d array"),
+        (BadSpaces(), "env.action_space('b') raised KeyError"),
+    ],
+    ids=lambda x: type(x).__name__ if not isinstance(x, str) else "",
+)
+def test_violation_is_reported(env, expected):
+    found = violations(env)
+    assert any(expected in v for v in found), found
+
+
+def test_render_check_can_be_disabled():
+    check_env(NoRender(), num_envs=2, check_render=False)
+
+
+def test_fixed_start_env_can_opt_out_of_random_reset():
+    check_env(IgnoresKey(), num_envs=2, expect_random_reset=False)
+
+
+def test_error_lists_every_violation():
+    class TwoProblems(NaNReward, NoLegalAction):
+        pass
+
+    found = violations(TwoProblems())
+    assert any("not finite" in v for v in found) and any("allows no action" in v for v in found)

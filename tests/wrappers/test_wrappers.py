@@ -1,0 +1,83 @@
+"""LogWrapper bookkeeping across automatic resets and vmapped envs; WorldStateWrapper."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from stub_envs import CounterEnv, ones
+
+import jaxmarl
+from jaxmarl.wrappers import LogWrapper, WorldStateWrapper
+
+
+def test_log_wrapper_returns_and_lengths_across_resets():
+    env = LogWrapper(CounterEnv(max_steps=3))
+    _, state = env.reset(jax.random.PRNGKey(0))
+
+    def body(state, key):
+        actions = {"a": jnp.int32(1), "b": jnp.int32(0)}
+        _, state, _, done, info = env.step(key, state, actions)
+        return state, info
+
+    _, info = jax.lax.scan(body, state, jax.random.split(jax.random.PRNGKey(1), 7))
+    np.testing.assert_array_equal(info["returned_episode"][:, 0], [0, 0, 1, 0, 0, 1, 0])
+    # Agent "a" earns 1 per step, "b" 0: the returned episode returns are (3, 0).
+    np.testing.assert_array_equal(info["returned_episode_returns"][2], [3.0, 0.0])
+    np.testing.assert_array_equal(info["returned_episode_returns"][5], [3.0, 0.0])
+    np.testing.assert_array_equal(info["returned_episode_lengths"][:, 0], [0, 0, 3, 3, 3, 3, 3])
+    # Until the first episode ends the returned values are placeholders (masked out).
+    np.testing.assert_array_equal(info["returned_episode_returns"][:2], 0.0)
+    assert info["returned_episode"].shape == (7, 2)
+
+
+def test_log_wrapper_is_per_env_under_vmap():
+    # Env 0 plays (1, 1): the counter hits the goal of 2 each step (episodes of length 1).
+    # Env 1 plays (1, 0): episodes of length 2.
+    env = LogWrapper(CounterEnv(max_steps=None, goal=2.0))
+    keys = jax.random.split(jax.random.PRNGKey(0), 2)
+    _, state = jax.vmap(env.reset)(keys)
+    actions = {"a": jnp.array([1, 1]), "b": jnp.array([1, 0])}
+
+    def body(state, key):
+        _, state, _, _, info = jax.vmap(env.step, in_axes=(0, 0, 0))(jax.random.split(key, 2), state, actions)
+        return state, info
+
+    _, info = jax.lax.scan(body, state, jax.random.split(jax.random.PRNGKey(1), 4))
+    np.testing.assert_array_equal(info["returned_episode"][:, :, 0], [[1, 0], [1, 1], [1, 0], [1, 1]])
+    np.testing.assert_array_equal(info["returned_episode_lengths"][3, :, 0], [1, 2])
+    np.testing.assert_array_equal(info["returned_episode_returns"][3], [[1.0, 1.0], [2.0, 0.0]])
+
+
+def test_log_wrapper_forwards_env_methods():
+    env = LogWrapper(jaxmarl.make("MPE_simple_spread_v3"))
+    obs, state = env.reset(jax.random.PRNGKey(0))
+    assert env.agents == ["agent_0", "agent_1", "agent_2"]
+    assert env.observation_space("agent_0").shape == (18,)
+    np.testing.assert_array_equal(env.get_obs(state)["agent_1"], obs["agent_1"])
+    assert env.get_global_state(state).ndim == 1
+    assert env.render(state).dtype == jnp.uint8
+    assert env.unwrapped.name == "SimpleSpreadMPE"
+
+
+def test_world_state_wrapper_adds_one_row_per_agent():
+    base = jaxmarl.make("MPE_simple_tag_v3")
+    env = WorldStateWrapper(base)
+    obs, state = env.reset(jax.random.PRNGKey(0))
+    global_state = base.get_global_state(state)
+    assert obs["world_state"].shape == (4, global_state.shape[0] + 4)
+    np.testing.assert_array_equal(obs["world_state"][2, : global_state.shape[0]], global_state)
+    np.testing.assert_array_equal(obs["world_state"][:, global_state.shape[0] :], np.eye(4))
+    assert env.world_state_space().shape == (global_state.shape[0] + 4,)
+    actions = {a: base.action_space(a).sample(jax.random.PRNGKey(i)) for i, a in enumerate(base.agents)}
+    obs2, state2, _, _, _ = env.step(jax.random.PRNGKey(1), state, actions)
+    np.testing.assert_array_equal(
+        obs2["world_state"][0, : global_state.shape[0]], base.get_global_state(state2)
+    )
+    assert set(obs2) == {*base.agents, "world_state"}
+
+
+def test_world_state_wrapper_without_ids_composes_with_log_wrapper():
+    env = WorldStateWrapper(LogWrapper(jaxmarl.make("MPE_simple_spread_v3")), agent_ids=False)
+    obs, state = env.reset(jax.random.PRNGKey(0))
+    assert obs["world_state"].shape == (3, env.get_global_state(state).shape[0])
+    obs, state, _, _, info = env.step(jax.random.PRNGKey(1), state, ones(env))
+    assert "returned_episode" in info
