@@ -19,25 +19,9 @@ from collections.abc import Callable
 from typing import Any
 
 import jax
-import jax.numpy as jnp
 
 import jaxmarl
-from jaxmarl.environments.spaces import Discrete
-
-
-def random_actions(env: Any, key: jax.Array, state: Any) -> dict[str, jax.Array]:
-    """One random (legal) action per agent for a single environment."""
-    keys = jax.random.split(key, env.num_agents)
-    masks = env.get_avail_actions(state)
-    actions = {}
-    for i, agent in enumerate(env.agents):
-        space = env.action_space(agent)
-        if isinstance(space, Discrete):
-            logits = jnp.where(masks[agent], 0.0, -jnp.inf)
-            actions[agent] = jax.random.categorical(keys[i], logits).astype(space.dtype)
-        else:
-            actions[agent] = space.sample(keys[i])
-    return actions
+from jaxmarl.environments.multi_agent_env import random_actions
 
 
 def make_rollout(env: Any, num_envs: int, num_steps: int) -> Callable[[jax.Array], jax.Array]:

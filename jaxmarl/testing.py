@@ -28,7 +28,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxmarl.environments.spaces import Discrete, MultiDiscrete, Space
+from jaxmarl.environments.multi_agent_env import random_actions
+from jaxmarl.environments.spaces import Discrete, MultiDiscrete
 
 __all__ = ["EnvCheckError", "check_env"]
 
@@ -40,13 +41,6 @@ class EnvCheckError(AssertionError):
         self.violations = violations
         lines = "\n".join(f"  - {v}" for v in violations)
         super().__init__(f"{env_name} failed {len(violations)} conformance check(s):\n{lines}")
-
-
-def _sample_action(space: Space, key: jax.Array, mask: jax.Array | None) -> jax.Array:
-    if isinstance(space, Discrete) and mask is not None:
-        logits = jnp.where(mask, 0.0, -jnp.inf)
-        return jax.random.categorical(key, logits).astype(space.dtype)
-    return space.sample(key)
 
 
 def _first(flags: np.ndarray) -> tuple[int, ...] | None:
@@ -163,16 +157,12 @@ def check_env(
         pairs = zip(jax.tree.leaves(x), jax.tree.leaves(y), strict=True)
         return jnp.all(jnp.array([jnp.all(a == b) for a, b in pairs]))
 
-    def act(key: jax.Array, masks: dict) -> dict:
-        keys = jax.random.split(key, len(agents))
-        return {a: _sample_action(act_spaces[a], keys[i], masks.get(a)) for i, a in enumerate(agents)}
-
     def one_step(carry: tuple, key: jax.Array) -> tuple[tuple, dict]:
         """Step every env with random legal actions; record what to check."""
         state, since_reset = carry
         keys = jax.random.split(key, 2 * num_envs)
         masks = jax.vmap(env.get_avail_actions)(state)
-        actions = jax.vmap(act)(keys[:num_envs], masks)
+        actions = jax.vmap(lambda k, s: random_actions(env, k, s))(keys[:num_envs], state)
         step = jax.vmap(lambda k, s, a: env.step(k, s, a, fixed_state))
         new_obs, new_state, reward, done, info = step(keys[num_envs:], state, actions)
         since_reset = since_reset + 1

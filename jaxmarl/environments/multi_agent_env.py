@@ -29,7 +29,7 @@ import jax.numpy as jnp
 
 from jaxmarl.environments.spaces import Box, Discrete, MultiDiscrete, Space
 
-__all__ = ["MultiAgentEnv"]
+__all__ = ["MultiAgentEnv", "random_actions"]
 
 Obs = dict[str, jax.Array]
 Actions = dict[str, jax.Array]
@@ -188,3 +188,23 @@ class MultiAgentEnv:
     def render(self, state: Any) -> jax.Array:
         """An RGB image of ``state``, ``uint8`` of shape ``(height, width, 3)``."""
         raise NotImplementedError(f"{self.name} does not implement render")
+
+
+def random_actions(env: Any, key: jax.Array, state: Any) -> Actions:
+    """Uniformly random legal actions for every agent of one environment.
+
+    Discrete actions are drawn among those ``env.get_avail_actions(state)`` allows;
+    other spaces are sampled with ``space.sample``. ``env`` may be a wrapper, with
+    ``state`` its own state.
+    """
+    keys = jax.random.split(key, env.num_agents)
+    masks = env.get_avail_actions(state)
+    actions = {}
+    for i, agent in enumerate(env.agents):
+        space = env.action_space(agent)
+        if isinstance(space, Discrete):
+            logits = jnp.where(masks[agent], 0.0, -jnp.inf)
+            actions[agent] = jax.random.categorical(keys[i], logits).astype(space.dtype)
+        else:
+            actions[agent] = space.sample(keys[i])
+    return actions

@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxmarl.environments.spaces import Discrete
+from jaxmarl.environments.multi_agent_env import random_actions
 
 Policy = Callable[[jax.Array, dict[str, jax.Array], Any], dict[str, jax.Array]]
 
@@ -20,17 +20,7 @@ def random_policy(env: Any) -> Policy:
 
     def policy(key: jax.Array, obs: dict[str, jax.Array], state: Any) -> dict[str, jax.Array]:
         del obs
-        keys = jax.random.split(key, env.num_agents)
-        masks = env.get_avail_actions(state)
-        actions = {}
-        for i, agent in enumerate(env.agents):
-            space = env.action_space(agent)
-            if isinstance(space, Discrete):
-                logits = jnp.where(masks[agent], 0.0, -jnp.inf)
-                actions[agent] = jax.random.categorical(keys[i], logits).astype(space.dtype)
-            else:
-                actions[agent] = space.sample(keys[i])
-        return actions
+        return random_actions(env, key, state)
 
     return policy
 

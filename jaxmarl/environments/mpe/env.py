@@ -43,8 +43,11 @@ Floats = float | Sequence[float] | np.ndarray
 Flags = bool | Sequence[bool] | np.ndarray
 
 
-def check_count(env_name: str, name: str, value: Any, minimum: int) -> int:
-    """Validate an entity count given to a scenario's constructor."""
+def check_count(env_name: str, name: str, value: Any, minimum: int, optional: bool = False) -> Any:
+    """Validate an entity count given to a scenario's constructor (``None`` passes if
+    ``optional``)."""
+    if optional and value is None:
+        return None
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{env_name}: {name} must be an integer >= {minimum}, got {value!r}")
     return int(value)

@@ -43,6 +43,23 @@ def gather_slots(values: jax.Array, idx: jax.Array, valid: np.ndarray) -> jax.Ar
     return jnp.where(valid[:, None], values[idx], 0.0).ravel()
 
 
+def observe_nearest(
+    origin: jax.Array, points: jax.Array, n: int | None, *aligned: jax.Array
+) -> list[jax.Array]:
+    """What an agent at ``origin`` sees of ``points``: their relative positions, flattened.
+
+    With ``n=None`` every point in order; otherwise the ``n`` nearest, nearest first,
+    zero-padded to ``n`` slots (mpe2's ``num_*_neighbors``). Each array in ``aligned``
+    (one row per point, e.g. utterances) is selected the same way and returned after
+    the positions.
+    """
+    rel = points - origin
+    if n is None:
+        return [rel.ravel(), *(a.ravel() for a in aligned)]
+    idx, valid = nearest(origin, points, n)
+    return [gather_slots(rel, idx, valid), *(gather_slots(a, idx, valid) for a in aligned)]
+
+
 def map_bounds_penalty(pos: jax.Array) -> jax.Array:
     """Penalty for leaving the arena, summed over x and y (simple_tag, world_comm):
     0 below 0.9, ``10 * (x - 0.9)`` up to 1, then ``min(exp(2x - 2), 10)``."""

@@ -8,7 +8,7 @@ import numpy as np
 
 from jaxmarl.environments.mpe import constants as C
 from jaxmarl.environments.mpe.env import MPEEnv, check_count
-from jaxmarl.environments.mpe.observations import gather_slots, nearest, obs_spaces
+from jaxmarl.environments.mpe.observations import obs_spaces, observe_nearest
 from jaxmarl.environments.mpe.types import State
 
 GOAL_COLOUR = (0.15, 0.65, 0.15)
@@ -53,10 +53,8 @@ class SimpleAdversaryMPE(MPEEnv):
         num_good_agents = check_count(name, "num_good_agents", num_good_agents, 1)
         num_adversaries = check_count(name, "num_adversaries", num_adversaries, 1)
         num_obs = num_good_agents if num_obs is None else check_count(name, "num_obs", num_obs, 1)
-        if num_agent_neighbors is not None:
-            check_count(name, "num_agent_neighbors", num_agent_neighbors, 1)
-        if num_landmark_neighbors is not None:
-            check_count(name, "num_landmark_neighbors", num_landmark_neighbors, 1)
+        check_count(name, "num_agent_neighbors", num_agent_neighbors, 1, optional=True)
+        check_count(name, "num_landmark_neighbors", num_landmark_neighbors, 1, optional=True)
         self.num_good_agents, self.num_adversaries = num_good_agents, num_adversaries
         self.adversaries = [f"adversary_{i}" for i in range(num_adversaries)]
         self.good_agents = [f"agent_{i}" for i in range(num_good_agents)]
@@ -96,18 +94,8 @@ class SimpleAdversaryMPE(MPEEnv):
 
         def observe(i: jax.Array, others: jax.Array) -> jax.Array:
             pos = agent_pos[i]
-            landmark_rel = landmark_pos - pos
-            if self.num_landmark_neighbors is not None:
-                idx, valid = nearest(pos, landmark_pos, self.num_landmark_neighbors)
-                landmark_part = gather_slots(landmark_rel, idx, valid)
-            else:
-                landmark_part = landmark_rel.ravel()
-            other_rel = agent_pos[others] - pos
-            if self.num_agent_neighbors is not None:
-                idx, valid = nearest(pos, agent_pos[others], self.num_agent_neighbors)
-                other_part = gather_slots(other_rel, idx, valid)
-            else:
-                other_part = other_rel.ravel()
+            (landmark_part,) = observe_nearest(pos, landmark_pos, self.num_landmark_neighbors)
+            (other_part,) = observe_nearest(pos, agent_pos[others], self.num_agent_neighbors)
             return jnp.concatenate([goal_pos - pos, landmark_part, other_part])
 
         obs = jax.vmap(observe)(jnp.arange(N), jnp.asarray(self.others))

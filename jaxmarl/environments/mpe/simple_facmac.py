@@ -15,6 +15,7 @@ import numpy as np
 from jaxmarl.environments.mpe import constants as C
 from jaxmarl.environments.mpe.env import MPEEnv, check_count
 from jaxmarl.environments.mpe.observations import obs_spaces
+from jaxmarl.environments.mpe.simple_tag import predator_prey_world
 from jaxmarl.environments.mpe.types import State
 
 NUM_PREY_SAMPLES = 100  # candidate moves the prey scores each step
@@ -86,14 +87,7 @@ class SimpleFacmacMPE(MPEEnv):
             dim_c=2,
             action_type=action_type,
             max_steps=max_steps,
-            agent_size=np.where(is_adv, 0.075, 0.05),
-            agent_accel=np.where(is_adv, 3.0, 4.0),
-            agent_max_speed=np.where(is_adv, 1.0, 1.3),
-            agent_silent=True,
-            landmark_size=0.2,
-            landmark_spawn=0.9,
-            agent_colour=np.where(is_adv[:, None], C.ADVERSARY_COLOUR, C.GOOD_COLOUR),
-            landmark_colour=C.OBSTACLE_COLOUR,
+            **predator_prey_world(is_adv),
         )
         self.view_radius = np.inf if view_radius is None or view_radius < 0 else float(view_radius)
         self.score_function = score_function

@@ -8,7 +8,7 @@ import numpy as np
 
 from jaxmarl.environments.mpe import constants as C
 from jaxmarl.environments.mpe.env import MPEEnv, check_count
-from jaxmarl.environments.mpe.observations import gather_slots, nearest, obs_spaces
+from jaxmarl.environments.mpe.observations import obs_spaces, observe_nearest
 from jaxmarl.environments.mpe.types import State
 
 CAPTURE_RADIUS = 0.1  # an agent this close to a landmark covers it (terminate_on_success)
@@ -61,10 +61,8 @@ class SimpleSpreadMPE(MPEEnv):
         )
         if not 0.0 <= local_ratio <= 1.0:
             raise ValueError(f"{name}: local_ratio must be in [0, 1], got {local_ratio!r}")
-        if num_agent_neighbors is not None:
-            check_count(name, "num_agent_neighbors", num_agent_neighbors, 1)
-        if num_landmark_neighbors is not None:
-            check_count(name, "num_landmark_neighbors", num_landmark_neighbors, 1)
+        check_count(name, "num_agent_neighbors", num_agent_neighbors, 1, optional=True)
+        check_count(name, "num_landmark_neighbors", num_landmark_neighbors, 1, optional=True)
         super().__init__(
             agents=[f"agent_{i}" for i in range(num_agents)],
             num_landmarks=num_landmarks,
@@ -92,20 +90,10 @@ class SimpleSpreadMPE(MPEEnv):
 
         def observe(i: jax.Array, others: jax.Array) -> jax.Array:
             pos = agent_pos[i]
-            landmark_rel = landmark_pos - pos
-            if self.num_landmark_neighbors is not None:
-                idx, valid = nearest(pos, landmark_pos, self.num_landmark_neighbors)
-                landmark_part = gather_slots(landmark_rel, idx, valid)
-            else:
-                landmark_part = landmark_rel.ravel()
-            other_rel = agent_pos[others] - pos
-            other_comm = state.c[others]
-            if self.num_agent_neighbors is not None:
-                idx, valid = nearest(pos, agent_pos[others], self.num_agent_neighbors)
-                other_part = gather_slots(other_rel, idx, valid)
-                comm_part = gather_slots(other_comm, idx, valid)
-            else:
-                other_part, comm_part = other_rel.ravel(), other_comm.ravel()
+            (landmark_part,) = observe_nearest(pos, landmark_pos, self.num_landmark_neighbors)
+            other_part, comm_part = observe_nearest(
+                pos, agent_pos[others], self.num_agent_neighbors, state.c[others]
+            )
             return jnp.concatenate([state.p_vel[i], pos, landmark_part, other_part, comm_part])
 
         obs = jax.vmap(observe)(jnp.arange(N), jnp.asarray(self.others))

@@ -8,8 +8,24 @@ import numpy as np
 
 from jaxmarl.environments.mpe import constants as C
 from jaxmarl.environments.mpe.env import MPEEnv, check_count
-from jaxmarl.environments.mpe.observations import gather_slots, map_bounds_penalty, nearest, obs_spaces
+from jaxmarl.environments.mpe.observations import map_bounds_penalty, obs_spaces, observe_nearest
 from jaxmarl.environments.mpe.types import State
+
+
+def predator_prey_world(is_adversary: np.ndarray) -> dict:
+    """Entity settings shared by simple_tag and FACMAC's predator-prey: slow, large
+    adversaries (radius 0.075, accel 3, max speed 1.0), fast, small good agents (0.05,
+    4, 1.3), silent; obstacles of radius 0.2 spawned in ``[-0.9, 0.9]^2``."""
+    return {
+        "agent_size": np.where(is_adversary, 0.075, 0.05),
+        "agent_accel": np.where(is_adversary, 3.0, 4.0),
+        "agent_max_speed": np.where(is_adversary, 1.0, 1.3),
+        "agent_silent": True,
+        "landmark_size": 0.2,
+        "landmark_spawn": 0.9,
+        "agent_colour": np.where(is_adversary[:, None], C.ADVERSARY_COLOUR, C.GOOD_COLOUR),
+        "landmark_colour": C.OBSTACLE_COLOUR,
+    }
 
 
 class SimpleTagMPE(MPEEnv):
@@ -57,10 +73,8 @@ class SimpleTagMPE(MPEEnv):
         num_good_agents = check_count(name, "num_good_agents", num_good_agents, 1)
         num_adversaries = check_count(name, "num_adversaries", num_adversaries, 1)
         num_obs = check_count(name, "num_obs", num_obs, 0)
-        if num_agent_neighbors is not None:
-            check_count(name, "num_agent_neighbors", num_agent_neighbors, 1)
-        if num_landmark_neighbors is not None:
-            check_count(name, "num_landmark_neighbors", num_landmark_neighbors, 1)
+        check_count(name, "num_agent_neighbors", num_agent_neighbors, 1, optional=True)
+        check_count(name, "num_landmark_neighbors", num_landmark_neighbors, 1, optional=True)
         self.num_good_agents, self.num_adversaries = num_good_agents, num_adversaries
         self.adversaries = [f"adversary_{i}" for i in range(num_adversaries)]
         self.good_agents = [f"agent_{i}" for i in range(num_good_agents)]
@@ -71,14 +85,7 @@ class SimpleTagMPE(MPEEnv):
             dim_c=2,
             action_type=action_type,
             max_steps=max_steps,
-            agent_size=np.where(is_adv, 0.075, 0.05),
-            agent_accel=np.where(is_adv, 3.0, 4.0),
-            agent_max_speed=np.where(is_adv, 1.0, 1.3),
-            agent_silent=True,
-            landmark_size=0.2,
-            landmark_spawn=0.9,
-            agent_colour=np.where(is_adv[:, None], C.ADVERSARY_COLOUR, C.GOOD_COLOUR),
-            landmark_colour=C.OBSTACLE_COLOUR,
+            **predator_prey_world(is_adv),
         )
         self.is_adversary = is_adv
         self.num_agent_neighbors = num_agent_neighbors
@@ -109,21 +116,15 @@ class SimpleTagMPE(MPEEnv):
 
         def observe(i: jax.Array, others: jax.Array, other_good: jax.Array) -> jax.Array:
             pos = agent_pos[i]
-            landmark_rel = landmark_pos - pos
-            if self.num_landmark_neighbors is not None:
-                idx, valid = nearest(pos, landmark_pos, self.num_landmark_neighbors)
-                landmark_part = gather_slots(landmark_rel, idx, valid)
-            else:
-                landmark_part = landmark_rel.ravel()
-            other_rel = agent_pos[others] - pos
+            (landmark_part,) = observe_nearest(pos, landmark_pos, self.num_landmark_neighbors)
             if self.num_agent_neighbors is None:
-                other_part = other_rel.ravel()
-                vel_part = agent_vel[other_good].ravel()
-            else:
-                idx, valid = nearest(pos, agent_pos[others], self.num_agent_neighbors)
-                other_part = gather_slots(other_rel, idx, valid)
+                (other_part,) = observe_nearest(pos, agent_pos[others], None)
+                vel_part = agent_vel[other_good].ravel()  # every other good agent
+            else:  # velocity slots aligned with the nearest agents, zero for adversaries
                 other_vel = jnp.where(good_mask[others][:, None], agent_vel[others], 0.0)
-                vel_part = gather_slots(other_vel, idx, valid)
+                other_part, vel_part = observe_nearest(
+                    pos, agent_pos[others], self.num_agent_neighbors, other_vel
+                )
             return jnp.concatenate([agent_vel[i], pos, landmark_part, other_part, vel_part])
 
         obs = {}
