@@ -123,3 +123,16 @@ def contact(p_i: Any, p_j: Any, r_i: float, r_j: float) -> np.ndarray:
     d = np.linalg.norm(delta)
     penetration = np.logaddexp(0.0, -(d - (r_i + r_j)) / 1e-3) * 1e-3
     return 100.0 * delta / d * penetration
+
+
+# Default configurations shared by the rule tests (built and jitted once per session).
+SIMPLE = get("MPE_simple_v3")
+SPREAD = get("MPE_simple_spread_v3")
+TAG = get("MPE_simple_tag_v3")
+TAG_2V2 = get("MPE_simple_tag_v3", num_good_agents=2, num_adversaries=2, num_obs=1)
+WORLD = get("MPE_simple_world_comm_v3")
+ADVERSARY = get("MPE_simple_adversary_v3")
+PUSH = get("MPE_simple_push_v3")
+REFERENCE = get("MPE_simple_reference_v3")
+SPEAKER = get("MPE_simple_speaker_listener_v4")
+CRYPTO = get("MPE_simple_crypto_v3")

@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mpe_testutils import close, get, state
-
-SIMPLE = get("MPE_simple_v3")
-SPREAD = get("MPE_simple_spread_v3")
-TAG = get("MPE_simple_tag_v3")
-TAG_2V2 = get("MPE_simple_tag_v3", num_good_agents=2, num_adversaries=2, num_obs=1)
-WORLD = get("MPE_simple_world_comm_v3")
-ADVERSARY = get("MPE_simple_adversary_v3")
-PUSH = get("MPE_simple_push_v3")
-REFERENCE = get("MPE_simple_reference_v3")
-SPEAKER = get("MPE_simple_speaker_listener_v4")
-CRYPTO = get("MPE_simple_crypto_v3")
+from mpe_testutils import (
+    ADVERSARY,
+    CRYPTO,
+    PUSH,
+    REFERENCE,
+    SIMPLE,
+    SPEAKER,
+    SPREAD,
+    TAG,
+    TAG_2V2,
+    WORLD,
+    close,
+    get,
+    state,
+)
 
 
 def test_simple_obs_is_velocity_and_landmark_offset():

@@ -5,18 +5,25 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mpe_testutils import KEY, bound, close, discrete, get, norm, state
-
-SIMPLE = get("MPE_simple_v3")
-SPREAD = get("MPE_simple_spread_v3")
-TAG = get("MPE_simple_tag_v3")
-TAG_2V2 = get("MPE_simple_tag_v3", num_good_agents=2, num_adversaries=2, num_obs=1)
-WORLD = get("MPE_simple_world_comm_v3")
-ADVERSARY = get("MPE_simple_adversary_v3")
-PUSH = get("MPE_simple_push_v3")
-REFERENCE = get("MPE_simple_reference_v3")
-SPEAKER = get("MPE_simple_speaker_listener_v4")
-CRYPTO = get("MPE_simple_crypto_v3")
+from mpe_testutils import (
+    ADVERSARY,
+    CRYPTO,
+    KEY,
+    PUSH,
+    REFERENCE,
+    SIMPLE,
+    SPEAKER,
+    SPREAD,
+    TAG,
+    TAG_2V2,
+    WORLD,
+    bound,
+    close,
+    discrete,
+    get,
+    norm,
+    state,
+)
 
 
 def test_simple_reward_is_minus_squared_distance():
