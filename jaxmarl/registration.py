@@ -195,3 +195,8 @@ register(
     num_landmarks=6,
     score_function="min",
 )
+register("switch_riddle", "jaxmarl.environments.switch_riddle:SwitchRiddle")
+register("coin_game", "jaxmarl.environments.coin_game:CoinGame")
+register("storm", "jaxmarl.environments.storm:STORM")
+register("storm_2p", "jaxmarl.environments.storm:STORM", num_agents=2)
+register("storm_np", "jaxmarl.environments.storm:STORM")
