@@ -15,7 +15,7 @@ with the agent, step and batch index where it first happened:
 - ``reset`` and ``step`` giving different results for the same key, or ``reset``
   ignoring its key;
 - episodes that outlast ``max_steps``, a missing or wrong automatic reset, truncation
-  flags or ``info["final_obs"]`` that disagree with ``done``;
+  flags, ``info["final_obs"]`` or ``info["final_state"]`` that disagree with ``done``;
 - action masks of the wrong shape or with no legal action;
 - ``get_global_state`` and ``render`` returning the wrong kind of array.
 """
@@ -186,6 +186,7 @@ def check_env(
                 a: ~done_all & jnp.any((info["final_obs"][a] != new_obs[a]).reshape(num_envs, -1), -1)
                 for a in agents
             },
+            "final_state_differs": ~done_all & ~jax.vmap(same_tree)(info["final_state"], new_state),
             "summary": jax.tree.map(lambda x: jnp.sum(x.astype(jnp.float32)), (new_obs, reward)),
         }
         since_reset = jnp.where(done_all, 0, since_reset)
@@ -240,9 +241,10 @@ def check_env(
         for x, y in zip(jax.tree.leaves(s_state), jax.tree.leaves(state_now), strict=True)
     ):
         problems.append("the state's structure, shapes or dtypes change from one step to the next")
-    if not isinstance(s_info, dict) or "truncated" not in s_info or "final_obs" not in s_info:
+    if not isinstance(s_info, dict) or not {"truncated", "final_obs", "final_state"} <= set(s_info):
         problems.append(
-            "info must carry 'truncated' and 'final_obs' (subclass MultiAgentEnv and use its step)"
+            "info must carry 'truncated', 'final_obs' and 'final_state' "
+            "(subclass MultiAgentEnv and use its step)"
         )
     masks_shape = jax.eval_shape(env.get_avail_actions, jax.tree.map(lambda x: x[0], state0))
     for a in agents:
@@ -289,6 +291,9 @@ def check_env(
                 recs["final_obs_differs"][a],
                 f"info['final_obs'][{a!r}] differs from obs although the episode goes on",
             )
+    report(
+        recs["final_state_differs"], "info['final_state'] differs from the state although the episode goes on"
+    )
     report(recs["too_long"], f"an episode ran past max_steps={max_steps} without done['__all__']")
     report(recs["bad_reset"], "after done['__all__'] the env did not auto-reset to the given reset_state")
     report(

@@ -13,7 +13,8 @@ rules that must be the same everywhere, so no environment re-implements them:
   state a ``step`` counter, reaching the limit ends the episode, and
   ``info["truncated"][agent]`` says the episode was cut short rather than terminated,
   so learners can bootstrap from ``info["final_obs"]``, the observation the episode
-  ended on (before the automatic reset replaced it).
+  ended on (before the automatic reset replaced it); ``info["final_state"]`` is the
+  matching state (for centralised critics).
 
 Everything here is pure: ``reset`` and ``step`` are jitted, take a PRNG key and return
 new arrays, and run under ``jax.vmap`` and ``jax.lax.scan``.
@@ -93,8 +94,9 @@ class MultiAgentEnv:
         Returns:
             ``(obs, state, reward, done, info)``. ``reward`` and ``done`` are dicts keyed
             by agent; ``done["__all__"]`` marks the end of the episode. ``info`` holds
-            ``"truncated"`` (per agent: the episode hit the time limit) and
-            ``"final_obs"`` (the observation before any automatic reset) besides what
+            ``"truncated"`` (per agent: the episode hit the time limit),
+            ``"final_obs"`` and ``"final_state"`` (the observation and state before any
+            automatic reset, e.g. to bootstrap a critic at a time limit) besides what
             the environment adds.
         """
         key_step, key_reset = jax.random.split(key)
@@ -116,6 +118,7 @@ class MultiAgentEnv:
         info = dict(info)
         info["truncated"] = truncated
         info["final_obs"] = obs_step
+        info["final_state"] = state_step
 
         if reset_state is None:
             obs_reset, state_reset = self.reset_env(key_reset)

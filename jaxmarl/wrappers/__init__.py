@@ -1,7 +1,8 @@
 """Environment wrappers. Generic: none of them imports a specific environment."""
 
 from jaxmarl.wrappers.base import Wrapper
+from jaxmarl.wrappers.batching import AgentBatcher
 from jaxmarl.wrappers.logging import LogEnvState, LogWrapper
 from jaxmarl.wrappers.world_state import WorldStateWrapper
 
-__all__ = ["LogEnvState", "LogWrapper", "WorldStateWrapper", "Wrapper"]
+__all__ = ["AgentBatcher", "LogEnvState", "LogWrapper", "WorldStateWrapper", "Wrapper"]

@@ -85,6 +85,14 @@ class LogWrapper(Wrapper):
         )
         n = self._env.num_agents
         info = dict(info)
+        if "final_state" in info:  # the state the episode ended in, as this wrapper's state
+            info["final_state"] = LogEnvState(
+                env_state=info["final_state"],
+                episode_returns=returns,
+                episode_lengths=lengths,
+                returned_episode_returns=state.returned_episode_returns,
+                returned_episode_lengths=state.returned_episode_lengths,
+            )
         info["returned_episode"] = jnp.full((n,), ep_done)
         info["returned_episode_returns"] = state.returned_episode_returns
         info["returned_episode_lengths"] = jnp.full((n,), state.returned_episode_lengths)

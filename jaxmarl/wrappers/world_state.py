@@ -20,7 +20,8 @@ class WorldStateWrapper(Wrapper):
     ``obs["world_state"]`` has shape ``(num_agents, state_dim)`` (with
     ``agent_ids=True``, ``state_dim`` includes a one-hot agent id at the end of each
     row), so a centralised critic evaluates every agent's value from the same world
-    state. The agents' own observations (and ``info["final_obs"]``) are unchanged.
+    state. The agents' own observations are unchanged; ``info["final_obs"]`` gets the
+    world state the episode ended in (from ``info["final_state"]``).
 
     Args:
         env: the environment to wrap.
@@ -61,4 +62,7 @@ class WorldStateWrapper(Wrapper):
         obs, new_state, reward, done, info = self._env.step(key, state, actions, reset_state)
         obs = dict(obs)
         obs[WORLD_STATE] = self.world_state(new_state)
+        if "final_obs" in info and "final_state" in info:
+            info = dict(info)
+            info["final_obs"] = {**info["final_obs"], WORLD_STATE: self.world_state(info["final_state"])}
         return obs, new_state, reward, done, info

@@ -3,6 +3,7 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 from stub_envs import CounterEnv, ones
 
 import jaxmarl
@@ -81,3 +82,66 @@ def test_world_state_wrapper_without_ids_composes_with_log_wrapper():
     assert obs["world_state"].shape == (3, env.get_global_state(state).shape[0])
     obs, state, _, _, info = env.step(jax.random.PRNGKey(1), state, ones(env))
     assert "returned_episode" in info
+
+
+def test_final_state_survives_wrappers():
+    """At a time limit, info["final_state"] is the state the episode ended in, in the
+    outermost wrapper's state type, and WorldStateWrapper turns it into the final
+    world state."""
+    base = jaxmarl.make("MPE_simple_spread_v3", max_steps=2)
+    env = WorldStateWrapper(LogWrapper(base), agent_ids=False)
+    obs, state = env.reset(jax.random.PRNGKey(0))
+    acts = {a: jnp.int32(2) for a in base.agents}  # everyone pushes +x
+    _, state, _, _, info = env.step(jax.random.PRNGKey(1), state, acts)
+    assert not bool(info["truncated"]["agent_0"])
+    _, state, _, done, info = env.step(jax.random.PRNGKey(2), state, acts)
+    assert bool(done["__all__"]) and bool(info["truncated"]["agent_0"])
+    final = info["final_state"]
+    assert int(final.env_state.step) == 2 and int(state.env_state.step) == 0  # reset happened
+    final_world = base.get_global_state(final.env_state)
+    np.testing.assert_array_equal(info["final_obs"]["world_state"][0], final_world)
+    assert not np.array_equal(info["final_obs"]["world_state"][0], obs["world_state"][0])
+    np.testing.assert_allclose(final.episode_returns, info["returned_episode_returns"])
+
+
+def test_agent_batcher_pads_and_masks_heterogeneous_agents():
+    from jaxmarl.wrappers import AgentBatcher
+
+    env = jaxmarl.make(
+        "MPE_simple_speaker_listener_v4"
+    )  # speaker: obs 3, Discrete(3); listener: 11, Discrete(5)
+    batcher = AgentBatcher(env)
+    assert batcher.heterogeneous and batcher.agent_ids and batcher.discrete
+    assert (batcher.obs_dim, batcher.action_dim) == (11 + 2, 5)
+    obs, state = env.reset(jax.random.PRNGKey(0))
+    x = batcher.obs(obs)
+    np.testing.assert_array_equal(x[0, :3], obs["speaker_0"])
+    np.testing.assert_array_equal(x[0, 3:11], 0)  # padding
+    np.testing.assert_array_equal(x[:, 11:], np.eye(2))  # agent ids
+    np.testing.assert_array_equal(
+        batcher.avail(env.get_avail_actions(state)), [[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]]
+    )
+    actions = batcher.actions(jnp.array([2, 4]))
+    assert {a: int(v) for a, v in actions.items()} == {"speaker_0": 2, "listener_0": 4}
+    np.testing.assert_array_equal(batcher.per_agent({"speaker_0": 1.0, "listener_0": 2.0}), [1.0, 2.0])
+
+
+def test_agent_batcher_continuous_dims():
+    from jaxmarl.wrappers import AgentBatcher
+
+    env = jaxmarl.make("MPE_simple_world_comm_v3", action_type="Continuous")  # leader Box(9), others Box(5)
+    batcher = AgentBatcher(env, agent_ids=False)
+    assert not batcher.discrete and batcher.action_dim == 9 and batcher.obs_dim == 34
+    np.testing.assert_array_equal(batcher.action_dim_mask.sum(1), [9, 5, 5, 5, 5, 5])
+    actions = batcher.actions(jnp.ones((6, 9)))
+    assert actions["leadadversary_0"].shape == (9,) and actions["agent_1"].shape == (5,)
+
+
+def test_agent_batcher_rejects_mixed_action_kinds():
+    from jaxmarl.environments.spaces import Box, Discrete
+    from jaxmarl.wrappers import AgentBatcher
+
+    env = CounterEnv()
+    env.action_spaces = {"a": Discrete(2), "b": Box(0.0, 1.0, (2,))}
+    with pytest.raises(ValueError, match="mixes"):
+        AgentBatcher(env)
