@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import math
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -193,7 +194,8 @@ def plot_learning_curve(path: Path, timesteps: np.ndarray, returns: np.ndarray, 
             "Plotting learning curves needs matplotlib: pip install 'jaxmarl[baselines]'"
         ) from err
     fig, ax = plt.subplots(figsize=(6, 4))
-    with np.errstate(all="ignore"):
+    with warnings.catch_warnings():  # updates before any episode finished are all-NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
         mean = np.nanmean(returns, axis=0)
         low, high = np.nanmin(returns, axis=0), np.nanmax(returns, axis=0)
     ax.plot(timesteps, mean, label=f"mean of {returns.shape[0]} seed(s)")

@@ -264,7 +264,7 @@ class Transition(NamedTuple):
     """One step of the rollout; arrays are ``(num_actors, ...)`` (envs x agents)."""
 
     obs: jax.Array  # (num_actors, obs_dim)
-    critic_in: jax.Array  # (num_actors, critic_dim)
+    critic_in: jax.Array  # (num_actors, critic_dim) for MAPPO; (num_actors, 0) for IPPO (= obs)
     resets: jax.Array  # (num_actors,) a new episode starts with this step's input
     avail: jax.Array  # (num_actors, action_dim)
     action: jax.Array  # (num_actors,) or (num_actors, action_dim)
@@ -333,10 +333,12 @@ def make_train(config: dict, progress: Any = None) -> Any:
     minibatches, epochs = int(config["NUM_MINIBATCHES"]), int(config["UPDATE_EPOCHS"])
     clip_eps = float(config["CLIP_EPS"])
     recurrent = config["NETWORK"] == "rnn"
+    world_critic = config["CRITIC"] == "world"
     batch_axis = num_actors if recurrent else num_steps * num_actors
     if batch_axis % minibatches:
         what = "NUM_ENVS * num_agents" if recurrent else "NUM_STEPS * NUM_ENVS * num_agents"
         raise ValueError(f"NUM_MINIBATCHES={minibatches} must divide {what} = {batch_axis}")
+    mb_size = batch_axis // minibatches  # actors (recurrent) or steps (feed-forward) per minibatch
 
     def schedule(count: jax.Array) -> jax.Array:
         frac = 1.0 - (count // (minibatches * epochs)) / s.num_updates
@@ -383,7 +385,7 @@ def make_train(config: dict, progress: Any = None) -> Any:
 
         transition = Transition(
             obs=runner.obs,
-            critic_in=critic_in,
+            critic_in=critic_in if world_critic else critic_in[:, :0],  # IPPO: the obs, not stored twice
             resets=runner.resets,
             avail=avail,
             action=action,
@@ -412,7 +414,8 @@ def make_train(config: dict, progress: Any = None) -> Any:
         ``(time, actors)`` samples starting from the given hidden states."""
         traj, advantages, targets, actor_h0, critic_h0 = batch
         _, pi = run_actor(s.actor, params["actor"], actor_h0, traj.obs, traj.resets, traj.avail)
-        _, value = run_critic(s.critic, params["critic"], critic_h0, traj.critic_in, traj.resets)
+        critic_in = traj.critic_in if world_critic else traj.obs
+        _, value = run_critic(s.critic, params["critic"], critic_h0, critic_in, traj.resets)
         log_prob = pi.log_prob(traj.action)
 
         value_clipped = traj.value + jnp.clip(value - traj.value, -clip_eps, clip_eps)
@@ -445,7 +448,8 @@ def make_train(config: dict, progress: Any = None) -> Any:
             data = (traj, advantages, targets)
             data = jax.tree.map(lambda x: jnp.take(x, perm, axis=1), data)
             data = jax.tree.map(
-                lambda x: jnp.swapaxes(x.reshape((x.shape[0], minibatches, -1, *x.shape[2:])), 0, 1), data
+                lambda x: jnp.swapaxes(x.reshape((x.shape[0], minibatches, mb_size, *x.shape[2:])), 0, 1),
+                data,
             )
             hiddens = jax.tree.map(
                 lambda h: jnp.take(h, perm, axis=0).reshape(minibatches, -1, h.shape[-1]),
@@ -454,8 +458,10 @@ def make_train(config: dict, progress: Any = None) -> Any:
         else:  # minibatches of shuffled single steps (time axis of length 1)
             perm = jax.random.permutation(key_perm, num_steps * num_actors)
             data = (traj, advantages, targets)
-            data = jax.tree.map(lambda x: jnp.take(x.reshape((-1, *x.shape[2:])), perm, axis=0), data)
-            data = jax.tree.map(lambda x: x.reshape((minibatches, 1, -1, *x.shape[1:])), data)
+            data = jax.tree.map(
+                lambda x: jnp.take(x.reshape((num_steps * num_actors, *x.shape[2:])), perm, axis=0), data
+            )
+            data = jax.tree.map(lambda x: x.reshape((minibatches, 1, mb_size, *x.shape[1:])), data)
             hiddens = jax.tree.map(
                 lambda h: jnp.zeros((minibatches, num_steps * num_actors // minibatches, h.shape[-1])),
                 (actor_h0, critic_h0),
