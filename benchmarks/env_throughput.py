@@ -3,10 +3,16 @@
 The method of the JaxMARL paper's Table 3: ``N`` copies of the environment are vmapped
 and stepped ``--num-steps`` times inside one ``jax.lax.scan`` under one ``jit``, with
 random actions drawn on the device (legal ones, where the env has action masks).
-Compilation is timed separately from execution; execution is the best of
-``--repeats`` runs. One env step is one joint step of all agents in one environment.
+Compilation is timed separately from execution; after one warm-up run, execution is
+timed ``--repeats`` times. One env step is one joint step of all agents in one
+environment.
 
     python benchmarks/env_throughput.py --env MPE_simple_spread_v3 --num-envs 1 100 1000
+
+This file is also the worker the harness (``python -m benchmarks.run``) runs in each
+library's own virtual environment, so it uses nothing but the API every JaxMARL-style
+library shares (``make``, ``reset``, ``step``, spaces' ``sample``, ``get_avail_actions``)
+and imports nothing else from the package under test.
 """
 
 from __future__ import annotations
@@ -14,17 +20,34 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import statistics
 import time
-from collections.abc import Callable
 from typing import Any
 
 import jax
-
-import jaxmarl
-from jaxmarl.environments.multi_agent_env import random_actions
+import jax.numpy as jnp
 
 
-def make_rollout(env: Any, num_envs: int, num_steps: int) -> Callable[[jax.Array], jax.Array]:
+def sample_actions(env: Any, key: jax.Array, state: Any) -> dict[str, jax.Array]:
+    """Uniformly random actions for one environment: among the legal ones where the env
+    exposes action masks (``get_avail_actions``), from ``space.sample`` otherwise."""
+    keys = jax.random.split(key, env.num_agents)
+    try:
+        masks = env.get_avail_actions(state)
+    except (AttributeError, NotImplementedError):
+        masks = None
+    actions = {}
+    for i, agent in enumerate(env.agents):
+        space = env.action_space(agent)
+        if masks is not None and hasattr(space, "n") and not hasattr(space, "low"):
+            logits = jnp.where(jnp.asarray(masks[agent]) > 0, 0.0, -jnp.inf)
+            actions[agent] = jax.random.categorical(keys[i], logits).astype(space.dtype)
+        else:
+            actions[agent] = space.sample(keys[i])
+    return actions
+
+
+def make_rollout(env: Any, num_envs: int, num_steps: int) -> Any:
     """A jitted function running ``num_envs`` envs for ``num_steps`` random steps."""
 
     def rollout(key: jax.Array) -> jax.Array:
@@ -34,11 +57,11 @@ def make_rollout(env: Any, num_envs: int, num_steps: int) -> Callable[[jax.Array
         def body(carry: tuple[Any, jax.Array], _: None) -> tuple[tuple[Any, jax.Array], jax.Array]:
             state, key = carry
             key, key_act, key_step = jax.random.split(key, 3)
-            actions = jax.vmap(random_actions, in_axes=(None, 0, 0))(
+            actions = jax.vmap(sample_actions, in_axes=(None, 0, 0))(
                 env, jax.random.split(key_act, num_envs), state
             )
             _, state, reward, _, _ = jax.vmap(env.step)(jax.random.split(key_step, num_envs), state, actions)
-            return (state, key), reward[env.agents[0]].sum()
+            return (state, key), jnp.sum(reward[env.agents[0]])
 
         (_, _), rewards = jax.lax.scan(body, (state, key), None, num_steps)
         return rewards.sum()
@@ -46,32 +69,51 @@ def make_rollout(env: Any, num_envs: int, num_steps: int) -> Callable[[jax.Array
     return jax.jit(rollout)
 
 
-def measure(env: Any, num_envs: int, num_steps: int, repeats: int) -> dict[str, float]:
-    """Compile seconds and best-of-``repeats`` env steps per second."""
+def measure(env: Any, num_envs: int, num_steps: int, repeats: int) -> dict[str, Any]:
+    """Compile seconds, the ``repeats`` timed runs, and their median in env steps/s."""
     run = make_rollout(env, num_envs, num_steps)
     t0 = time.perf_counter()
     compiled = run.lower(jax.random.PRNGKey(0)).compile()
     compile_s = time.perf_counter() - t0
     compiled(jax.random.PRNGKey(0)).block_until_ready()  # warm-up
-    best = float("inf")
+    run_s = []
     for i in range(repeats):
         t0 = time.perf_counter()
         compiled(jax.random.PRNGKey(i + 1)).block_until_ready()
-        best = min(best, time.perf_counter() - t0)
-    return {"num_envs": num_envs, "compile_s": compile_s, "steps_per_s": num_envs * num_steps / best}
+        run_s.append(time.perf_counter() - t0)
+    return {
+        "num_envs": num_envs,
+        "num_steps": num_steps,
+        "compile_s": compile_s,
+        "run_s": run_s,
+        "steps_per_s": num_envs * num_steps / statistics.median(run_s),
+    }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--env", default="MPE_simple_spread_v3", help="registered environment id")
     parser.add_argument("--num-envs", type=int, nargs="+", default=[1, 100, 1000])
     parser.add_argument("--num-steps", type=int, default=1000, help="steps per scan (default 1000)")
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs per setting (best is kept)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs per setting (median is kept)")
     parser.add_argument("--json", action="store_true", help="print one JSON line per setting")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--list",
+        nargs="*",
+        metavar="ENV",
+        help="print (JSON) which of these env ids are registered, and exit",
+    )
+    args = parser.parse_args(argv)
 
+    import jaxmarl  # the package of whichever virtual environment runs this file
+
+    if args.list is not None:
+        registered: Any = jaxmarl.registered_envs  # a sequence; a plain list in JaxMARL 0.2.0
+        names = set(registered() if callable(registered) else registered)
+        print(json.dumps([env_id for env_id in args.list if env_id in names]))
+        return
     env = jaxmarl.make(args.env)
     device = jax.devices()[0]
     if not args.json:
@@ -80,7 +122,7 @@ def main() -> None:
     for n in args.num_envs:
         result = measure(env, n, args.num_steps, args.repeats)
         if args.json:
-            print(json.dumps({"env": args.env, "device": device.device_kind, **result}))
+            print(json.dumps({"env": args.env, **result}), flush=True)
         else:
             print(f"{n:>9} {result['steps_per_s']:>12.3g} {result['compile_s']:>10.2f}")
 

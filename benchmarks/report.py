@@ -1,0 +1,278 @@
+"""Turn benchmark results into markdown tables and PNG plots.
+
+``results`` is the dictionary ``benchmarks.run`` builds and saves as JSON:
+
+- ``machine``: the machine line's fields (``machine_info``);
+- ``env``: ``{env_id: {library: [[record per N] per round]}}``, records as printed by
+  the workers (``num_envs``, ``steps_per_s``, ``compile_s``);
+- ``peers``: ``{name: {"label": ..., "vectorised": bool}}``;
+- ``train`` and ``seeds``: lists of ``train_throughput`` records.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from benchmarks.harness import Spread, by_num_envs, pair_ratios
+
+OURS = "ours"
+
+
+def machine_info() -> dict[str, Any]:
+    """CPU model, core count, accelerator, JAX version, date."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import jax
+
+    device = jax.devices()[0]
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "device": device.platform
+        if device.device_kind == device.platform
+        else f"{device.platform} ({device.device_kind})",
+        "jax": metadata.version("jax"),
+        "python": platform.python_version(),
+        "date": datetime.date.today().isoformat(),
+    }
+
+
+def machine_line(info: dict[str, Any]) -> str:
+    return (
+        f"{info['cpu']}, {info['cores']} cores; JAX {info['jax']} on {info['device']}; "
+        f"Python {info['python']}; {info['date']}"
+    )
+
+
+def fmt(x: float) -> str:
+    """Three significant figures, scientific from 10⁴ on: ``7.31e5``, ``1270``, ``2.45``."""
+    if x != x:  # NaN
+        return "n/a"
+    if abs(x) >= 1e4:
+        mantissa, exponent = f"{x:.2e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
+    if abs(x) >= 100:
+        return f"{x:.0f}"
+    return f"{x:.3g}"
+
+
+def fmt_ratio(s: Spread) -> str:
+    """``**2.41×** (2.30–2.52)``: median ratio in bold, then the lowest and highest."""
+
+    def one(r: float) -> str:
+        return f"{r:.2f}" if r < 10 else f"{r:.0f}"
+
+    if s.count == 1:
+        return f"**{one(s.median)}×**"
+    return f"**{one(s.median)}×** ({one(s.low)}–{one(s.high)})"
+
+
+def markdown_table(header: list[str], rows: list[list[str]]) -> str:
+    """A GitHub-flavoured markdown table; numeric-looking columns right-aligned."""
+    if any(len(row) != len(header) for row in rows):
+        raise ValueError("every row needs one cell per column")
+    align = ["---:" if i else "---" for i in range(len(header))]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def env_rows(results: dict[str, Any], peer: str) -> list[list[str]]:
+    """Rows ``env, N, ours, peer, ratio, compile ours, compile peer`` for one peer."""
+    rows = []
+    vectorised = results["peers"][peer]["vectorised"]
+    for env_id, libs in results["env"].items():
+        if peer not in libs:
+            continue
+        ours, ours_compile = by_num_envs(libs[OURS]), by_num_envs(libs[OURS], "compile_s")
+        theirs, theirs_compile = by_num_envs(libs[peer]), by_num_envs(libs[peer], "compile_s")
+        for n in sorted(ours):
+            peer_rates = theirs[n] if vectorised else theirs[1]
+            ratio = Spread.of(pair_ratios(ours[n], peer_rates))
+            row = [f"`{env_id}`", str(n), fmt(Spread.of(ours[n]).median), fmt(Spread.of(peer_rates).median)]
+            row.append(fmt_ratio(ratio))
+            if vectorised:
+                row += [
+                    f"{Spread.of(ours_compile[n]).median:.1f}",
+                    f"{Spread.of(theirs_compile[n]).median:.1f}",
+                ]
+            rows.append(row)
+    return rows
+
+
+def train_rows(records: list[dict[str, Any]]) -> list[list[str]]:
+    return [
+        [
+            f"`{r['family']}` {r['alg']}",
+            f"`{r['env']}`",
+            str(r["num_seeds"]),
+            fmt(r["timesteps"]),
+            f"{r['compile_s']:.1f}",
+            f"{r['run_s']:.1f}",
+            fmt(r["steps_per_s"]),
+            fmt(r["steps_per_s_incl"]),
+            fmt(r["final_return"]),
+        ]
+        for r in records
+    ]
+
+
+def seed_rows(records: list[dict[str, Any]]) -> list[list[str]]:
+    """Rows of the seed-scaling table; speed-up is total steps/s over the fewest seeds'."""
+    base = min(records, key=lambda r: r["num_seeds"])
+    return [
+        [
+            str(r["num_seeds"]),
+            fmt(r["timesteps"]),
+            f"{r['compile_s']:.1f}",
+            f"{r['run_s']:.1f}",
+            fmt(r["steps_per_s"]),
+            fmt(r["steps_per_s"] / r["num_seeds"]),
+            f"{r['steps_per_s'] / base['steps_per_s']:.2f}×",
+        ]
+        for r in records
+    ]
+
+
+def results_markdown(results: dict[str, Any], plot_dir: str) -> str:
+    """The whole results section: machine line, one table per metric, plot links."""
+    parts = [f"Machine: {machine_line(results['machine'])}.", f"Command: `{results['command']}`."]
+    for peer, spec in results["peers"].items():
+        rows = env_rows(results, peer)
+        if not rows:
+            continue
+        if spec["vectorised"]:
+            parts.append(
+                f"### Environment throughput against {spec['label']}\n\n"
+                "Env steps per second, random actions, `N` environments vmapped in one "
+                f"{results['settings']['num_steps']}-step `lax.scan`; median over "
+                f"{results['settings']['rounds']} interleaved rounds (each the median of "
+                f"{results['settings']['repeats']} timed runs). Ratio = ours / peer per round: "
+                "median (lowest–highest). Compile: seconds to compile the rollout."
+            )
+            header = [
+                "env",
+                "N",
+                "ours steps/s",
+                "peer steps/s",
+                "ratio",
+                "compile s (ours)",
+                "compile s (peer)",
+            ]
+        else:
+            parts.append(
+                f"### Against {spec['label']}\n\n"
+                "The peer steps one environment at a time in a Python loop, so its figure "
+                "is the same at every `N`; ours is `N` environments vmapped on the device."
+            )
+            header = ["env", "N", "ours steps/s", "peer steps/s", "ratio"]
+        parts.append(markdown_table(header, rows))
+    parts.append(f"![Environment throughput]({plot_dir}/env_throughput.png)")
+    if results.get("train"):
+        parts.append(
+            "### Training throughput\n\nEach baseline's default config (timesteps as listed), "
+            "one `jit(vmap(make_train(config)))` call; steps/s over all seeds, without and "
+            "with compilation."
+        )
+        header = [
+            "baseline",
+            "env",
+            "seeds",
+            "timesteps",
+            "compile s",
+            "run s",
+            "steps/s",
+            "steps/s incl. compile",
+            "final return",
+        ]
+        parts.append(markdown_table(header, train_rows(results["train"])))
+    if results.get("seeds"):
+        parts.append(
+            "### Seed scaling\n\nThe PPO default config trained for several seeds in one call "
+            "(seeds vmapped). Speed-up: total steps/s relative to the fewest seeds."
+        )
+        header = ["seeds", "timesteps", "compile s", "run s", "steps/s", "steps/s per seed", "speed-up"]
+        parts.append(markdown_table(header, seed_rows(results["seeds"])))
+        parts.append(f"![Seed scaling]({plot_dir}/seed_scaling.png)")
+    return "\n\n".join(parts) + "\n"
+
+
+def plot_env_throughput(results: dict[str, Any], path: Path) -> None:
+    """Steps/s against N on log axes, one panel per env: ours, and every peer."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    envs = list(results["env"])
+    cols = min(4, len(envs))
+    rows = -(-len(envs) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.9 * rows), squeeze=False)
+    for ax, env_id in zip(axes.flat, envs, strict=False):
+        for lib, rounds in results["env"][env_id].items():
+            rates = by_num_envs(rounds)
+            label = "jaxmarl (ours)" if lib == OURS else results["peers"][lib]["label"]
+            if lib != OURS and not results["peers"][lib]["vectorised"]:
+                ax.axhline(Spread.of(rates[1]).median, ls="--", color="grey", label=label)
+                continue
+            ns = sorted(rates)
+            spreads = [Spread.of(rates[n]) for n in ns]
+            med = [s.median for s in spreads]
+            err = [[s.median - s.low for s in spreads], [s.high - s.median for s in spreads]]
+            ax.errorbar(ns, med, yerr=err, marker="o", capsize=3, label=label)
+            ax.set_xscale("log")
+            ax.set_xticks(ns, [str(n) for n in ns])
+            ax.minorticks_off()
+        ax.set_yscale("log")
+        ax.set_title(env_id, fontsize=9)
+        ax.set_xlabel("N (vmapped envs)")
+        ax.set_ylabel("env steps/s")
+        ax.grid(alpha=0.3, which="both")
+    for ax in list(axes.flat)[len(envs) :]:
+        ax.axis("off")
+    handles: dict[str, Any] = {}  # one legend entry per library, from whichever panel has it
+    for ax in axes.flat:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(label, handle)
+    ncol = max(1, min(len(handles), int(fig.get_figwidth() // 3.4)))
+    fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=ncol, fontsize=9)
+    fig.suptitle(machine_line(results["machine"]), fontsize=8)
+    height = fig.get_figheight()
+    fig.tight_layout(rect=(0, 0.3 * -(-len(handles) // ncol) / height + 0.02, 1, 1 - 0.25 / height))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_seed_scaling(records: list[dict[str, Any]], path: Path) -> None:
+    """Total training steps/s against the number of seeds in one call (log-log)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    seeds = [r["num_seeds"] for r in records]
+    rates = [r["steps_per_s"] for r in records]
+    fig, ax = plt.subplots(figsize=(5, 3.6))
+    ax.plot(seeds, rates, marker="o", label="ours: total steps/s")
+    ax.plot(seeds, [rates[0] * s / seeds[0] for s in seeds], ls=":", color="grey", label="linear in seeds")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("seeds in one call")
+    ax.set_ylabel("training env steps/s")
+    ax.set_title(f"{records[0]['alg']} on {records[0]['env']}", fontsize=9)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

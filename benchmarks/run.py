@@ -1,0 +1,214 @@
+"""Run the benchmark suite against the peers and write the results table and plots.
+
+    python -m benchmarks.run                      # quick mode: a few minutes on a laptop
+    python -m benchmarks.run --mode full          # every env, N up to 10^4, 64 seeds: a GPU box
+    python -m benchmarks.run --suite env --envs coin_game storm_2p --peers jaxmarl020
+
+Suites: ``env`` (environment throughput, ours and every peer that has the env,
+interleaved round by round, one ratio per round), ``train`` (timesteps/s of each
+baseline's default config, compile included and excluded), ``seeds`` (the PPO default
+config trained for 1, 4, 16 (, 64) seeds in one call). Peers are installed on demand in
+their own virtual environments (``benchmarks/peers``).
+
+Writes ``--out`` (default ``benchmarks/RESULTS.md``), the raw results next to it
+(``results.json``), the plots into ``--plot-dir`` (default ``docs/img/benchmarks``), and
+the same tables into the results section of ``docs/benchmarks.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarks import report
+from benchmarks.harness import interleave, our_python, run_worker
+from benchmarks.peers import PEERS, Peer, ensure_venv, peer_envs
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = ROOT / "benchmarks"
+DOCS_PAGE = ROOT / "docs" / "benchmarks.md"
+DOCS_START, DOCS_END = "<!-- results:start -->", "<!-- results:end -->"
+
+MODES: dict[str, dict[str, Any]] = {
+    "quick": {
+        "envs": ["MPE_simple_spread_v3", "switch_riddle", "coin_game", "storm_2p"],
+        "num_envs": [1, 100, 1000],
+        "num_steps": 1000,
+        "rounds": 2,
+        "repeats": 3,
+        "train_overrides": ["TOTAL_TIMESTEPS=2e5"],
+        "seeds": [1, 4, 16],
+        "seed_overrides": ["TOTAL_TIMESTEPS=5e4"],
+    },
+    "full": {
+        "envs": None,  # every registered env
+        "num_envs": [1, 10, 100, 1000, 10000],
+        "num_steps": 1000,
+        "rounds": 3,
+        "repeats": 5,
+        "train_overrides": [],
+        "seeds": [1, 4, 16, 64],
+        "seed_overrides": [],
+    },
+}
+
+# Baseline scripts with a training-throughput entry: family -> extra overrides.
+TRAIN_FAMILIES = ["ppo", "qlearning"]
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--mode", choices=sorted(MODES), default="quick", help="settings preset")
+    parser.add_argument(
+        "--suite", nargs="+", choices=["env", "train", "seeds"], default=["env", "train", "seeds"]
+    )
+    parser.add_argument("--envs", nargs="+", help="env ids (default: the mode's; 'all' for every one)")
+    parser.add_argument("--peers", nargs="*", default=["jaxmarl020", "mpe2"], help=f"of {sorted(PEERS)}")
+    parser.add_argument("--num-envs", type=int, nargs="+", help="values of N")
+    parser.add_argument("--num-steps", type=int, help="steps per scan")
+    parser.add_argument("--rounds", type=int, help="interleaved rounds (one ratio each)")
+    parser.add_argument("--repeats", type=int, help="timed runs per worker (median kept)")
+    parser.add_argument("--seeds", type=int, nargs="+", help="seed counts for the seed-scaling suite")
+    parser.add_argument(
+        "--train-override", action="append", default=None, help="hydra override for train/seeds"
+    )
+    parser.add_argument("--out", type=Path, default=BENCHMARKS / "RESULTS.md")
+    parser.add_argument("--plot-dir", type=Path, default=ROOT / "docs" / "img" / "benchmarks")
+    parser.add_argument("--no-docs", action="store_true", help="leave docs/benchmarks.md alone")
+    args = parser.parse_args(argv)
+    unknown = [p for p in args.peers if p not in PEERS]
+    if unknown:
+        parser.error(f"unknown peer(s) {unknown}; choose from {sorted(PEERS)}")
+    settings = dict(MODES[args.mode])
+    for key in ("num_envs", "num_steps", "rounds", "repeats", "seeds"):
+        if getattr(args, key) is not None:
+            settings[key] = getattr(args, key)
+    if args.train_override is not None:
+        settings["train_overrides"] = settings["seed_overrides"] = args.train_override
+    if args.envs is not None:
+        settings["envs"] = None if args.envs == ["all"] else args.envs
+    args.settings = settings
+    return args
+
+
+def env_suite(settings: dict[str, Any], peers: list[Peer]) -> dict[str, dict[str, list]]:
+    """Ours and every peer that has the env, interleaved, for each env."""
+    ours = our_python()
+    candidates = settings["envs"] or all_registered()
+    unknown = set(candidates) - set(all_registered())
+    if unknown:
+        raise SystemExit(f"not registered in jaxmarl: {sorted(unknown)}")
+    pythons = {peer.name: ensure_venv(peer) for peer in peers}
+    has = {peer.name: set(peer_envs(peer, pythons[peer.name], candidates)) for peer in peers}
+    common_args = ["--num-steps", str(settings["num_steps"]), "--repeats", str(settings["repeats"]), "--json"]
+    results: dict[str, dict[str, list]] = {}
+    for env_id in candidates:
+        env_args = ["--env", env_id, *common_args]
+        n_all = ["--num-envs", *map(str, settings["num_envs"])]
+        runners: dict[str, Callable[[], list[dict]]] = {
+            "ours": functools.partial(run_worker, ours, BENCHMARKS / "env_throughput.py", [*env_args, *n_all])
+        }
+        for peer in peers:
+            if env_id in has[peer.name]:
+                n_peer = n_all if peer.vectorised else ["--num-envs", "1"]
+                runners[peer.name] = functools.partial(
+                    run_worker, pythons[peer.name], peer.worker, [*env_args, *n_peer]
+                )
+        print(f"{env_id}: {' vs '.join(runners)}", flush=True)
+        results[env_id] = interleave(runners, settings["rounds"], log=lambda line: print(line, flush=True))
+    return results
+
+
+def all_registered() -> list[str]:
+    import jaxmarl
+
+    return list(jaxmarl.registered_envs)
+
+
+def train_suite(overrides: list[str]) -> list[dict]:
+    """Each baseline family's default config, one seed."""
+    records = []
+    for family in TRAIN_FAMILIES:
+        if not (ROOT / "baselines" / f"{family}.py").exists():
+            continue
+        print(f"training throughput: {family} {' '.join(overrides)}", flush=True)
+        records += run_worker(
+            our_python(), BENCHMARKS / "train_throughput.py", [*overrides, "--family", family]
+        )
+        print(
+            f"  {records[-1]['steps_per_s']:.3g} steps/s ({records[-1]['compile_s']:.1f} s compile)",
+            flush=True,
+        )
+    return records
+
+
+def seed_suite(seeds: list[int], overrides: list[str]) -> list[dict]:
+    """PPO's default config for each seed count, each in its own worker process."""
+    records = []
+    for n in seeds:
+        print(f"seed scaling: {n} seed(s) {' '.join(overrides)}", flush=True)
+        records += run_worker(
+            our_python(), BENCHMARKS / "train_throughput.py", [*overrides, "--num-seeds", str(n)]
+        )
+        print(f"  {records[-1]['steps_per_s']:.3g} steps/s in {records[-1]['run_s']:.1f} s", flush=True)
+    return records
+
+
+def update_docs_page(section: str, page: Path = DOCS_PAGE) -> None:
+    """Replace the text between the results markers of the docs page."""
+    text = page.read_text()
+    if DOCS_START not in text or DOCS_END not in text:
+        raise ValueError(f"{page} has no {DOCS_START} ... {DOCS_END} section")
+    head, rest = text.split(DOCS_START, 1)
+    _, tail = rest.split(DOCS_END, 1)
+    page.write_text(f"{head}{DOCS_START}\n{section}{DOCS_END}{tail}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    settings = args.settings
+    started = time.perf_counter()
+    results: dict[str, Any] = {
+        "machine": report.machine_info(),
+        "command": "python -m benchmarks.run " + " ".join(sys.argv[1:] if argv is None else argv),
+        "settings": settings,
+        "peers": {
+            name: {"label": PEERS[name].label, "vectorised": PEERS[name].vectorised} for name in args.peers
+        },
+        "env": {},
+        "train": [],
+        "seeds": [],
+    }
+    print(report.machine_line(results["machine"]), flush=True)
+    if "env" in args.suite:
+        results["env"] = env_suite(settings, [PEERS[name] for name in args.peers])
+    if "train" in args.suite:
+        results["train"] = train_suite(settings["train_overrides"])
+    if "seeds" in args.suite:
+        results["seeds"] = seed_suite(settings["seeds"], settings["seed_overrides"])
+
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.plot_dir.mkdir(parents=True, exist_ok=True)
+    (args.out.parent / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+    if results["env"]:
+        report.plot_env_throughput(results, args.plot_dir / "env_throughput.png")
+    if results["seeds"]:
+        report.plot_seed_scaling(results["seeds"], args.plot_dir / "seed_scaling.png")
+    rel = os.path.relpath(args.plot_dir, args.out.parent)
+    args.out.write_text("# Benchmark results\n\n" + report.results_markdown(results, rel))
+    if not args.no_docs:
+        update_docs_page(report.results_markdown(results, os.path.relpath(args.plot_dir, DOCS_PAGE.parent)))
+    print(f"wrote {args.out} and plots in {args.plot_dir} ({time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+"""The benchmark harness: ratio arithmetic, the table writer, and a dry run.
+
+The measurements themselves never run here; the dry run uses tiny settings and our own
+library as its own peer, so it installs nothing."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from benchmarks import report, run
+from benchmarks.harness import Spread, by_num_envs, interleave, pair_ratios
+
+
+def test_pair_ratios_are_taken_round_by_round():
+    assert pair_ratios([10.0, 30.0], [5.0, 10.0]) == [2.0, 3.0]
+    with pytest.raises(ValueError, match="unpaired"):
+        pair_ratios([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="not positive"):
+        pair_ratios([1.0], [0.0])
+
+
+def test_spread_is_median_and_extremes():
+    assert Spread.of([3.0, 1.0, 2.0, 10.0]) == Spread(2.5, 1.0, 10.0, 4)
+    with pytest.raises(ValueError):
+        Spread.of([])
+
+
+def test_interleave_alternates_libraries_round_by_round():
+    calls = []
+
+    def runner(name):
+        def call():
+            calls.append(name)
+            return [{"num_envs": 1, "steps_per_s": float(len(calls))}]
+
+        return call
+
+    out = interleave({"ours": runner("ours"), "peer": runner("peer")}, rounds=3, log=lambda _: None)
+    assert calls == ["ours", "peer"] * 3
+    assert by_num_envs(out["ours"]) == {1: [1.0, 3.0, 5.0]}
+    assert by_num_envs(out["peer"]) == {1: [2.0, 4.0, 6.0]}
+
+
+def results_fixture() -> dict:
+    def rounds(rates_per_round, compile_s=1.0):
+        return [
+            [{"num_envs": n, "steps_per_s": r, "compile_s": compile_s} for n, r in rates.items()]
+            for rates in rates_per_round
+        ]
+
+    return {
+        "machine": {
+            "cpu": "Test CPU",
+            "cores": 2,
+            "device": "cpu",
+            "jax": "0.0",
+            "python": "3.11",
+            "date": "2026-01-01",
+        },
+        "command": "python -m benchmarks.run --test",
+        "settings": {"num_steps": 1000, "rounds": 2, "repeats": 3},
+        "peers": {"jm": {"label": "JM", "vectorised": True}, "loop": {"label": "Loop", "vectorised": False}},
+        "env": {
+            "E": {
+                "ours": rounds([{1: 100.0, 1000: 8e5}, {1: 300.0, 1000: 9e5}]),
+                "jm": rounds([{1: 50.0, 1000: 2e5}, {1: 100.0, 1000: 4.5e5}], compile_s=2.0),
+                "loop": rounds([{1: 10.0}, {1: 20.0}]),
+            },
+            "F": {"ours": rounds([{1: 1.0, 1000: 2.0}, {1: 1.0, 1000: 2.0}])},
+        },
+        "train": [],
+        "seeds": [],
+    }
+
+
+def test_env_rows_report_the_median_of_paired_ratios_not_a_ratio_of_medians():
+    rows = report.env_rows(results_fixture(), "jm")
+    # N=1: ratios 100/50=2 and 300/100=3 -> median 2.5; N=1000: 4 and 2 -> median 3.
+    assert rows == [
+        ["`E`", "1", "200", "75", "**2.50×** (2.00–3.00)", "1.0", "2.0"],
+        ["`E`", "1000", "8.50e5", "3.25e5", "**3.00×** (2.00–4.00)", "1.0", "2.0"],
+    ]
+
+
+def test_a_loop_peer_is_compared_with_ours_at_every_n():
+    rows = report.env_rows(results_fixture(), "loop")
+    # N=1000: 8e5/10 = 8e4 and 9e5/20 = 4.5e4 -> median 6.25e4.
+    assert rows[1] == ["`E`", "1000", "8.50e5", "15", "**62500×** (45000–80000)"]
+
+
+def test_markdown_table_and_number_format():
+    table = report.markdown_table(["env", "N"], [["a", "1"], ["b", "10"]])
+    assert table == "| env | N |\n| --- | ---: |\n| a | 1 |\n| b | 10 |"
+    with pytest.raises(ValueError):
+        report.markdown_table(["env", "N"], [["a"]])
+    assert [report.fmt(x) for x in (731_234.0, 1274.4, 2.454, float("nan"))] == [
+        "7.31e5",
+        "1274",
+        "2.45",
+        "n/a",
+    ]
+
+
+def test_results_markdown_has_a_table_per_peer_and_the_machine_line():
+    text = report.results_markdown(results_fixture(), "img")
+    assert "Machine: Test CPU, 2 cores; JAX 0.0 on cpu" in text
+    assert "### Environment throughput against JM" in text
+    assert "### Against Loop" in text
+    assert "![Environment throughput](img/env_throughput.png)" in text
+    assert "`F`" not in text  # no peer has F: no ratio row
+
+
+def test_seed_rows_speed_up_is_relative_to_the_fewest_seeds():
+    records = [
+        {"num_seeds": n, "timesteps": 1000 * n, "compile_s": 1.0, "run_s": 1.0, "steps_per_s": rate}
+        for n, rate in ((1, 100.0), (4, 300.0))
+    ]
+    rows = report.seed_rows(records)
+    assert [row[-1] for row in rows] == ["1.00×", "3.00×"]
+    assert rows[1][5] == "75"  # per-seed steps/s
+
+
+def test_docs_page_section_is_replaced_between_markers(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(f"# Title\n\nbefore\n{run.DOCS_START}\nold\n{run.DOCS_END}\nafter\n")
+    run.update_docs_page("new table\n", page)
+    assert page.read_text() == f"# Title\n\nbefore\n{run.DOCS_START}\nnew table\n{run.DOCS_END}\nafter\n"
+    page.write_text("no markers")
+    with pytest.raises(ValueError, match="results:start"):
+        run.update_docs_page("x", page)
+
+
+def test_bad_arguments_are_refused(capsys):
+    with pytest.raises(SystemExit):
+        run.parse_args(["--peers", "nope"])
+    assert "unknown peer" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="not registered"):
+        run.env_suite({**run.MODES["quick"], "envs": ["MPE_simple_sprad_v3"]}, [])
+
+
+def test_dry_run_writes_results_table_and_plot(tmp_path):
+    out = tmp_path / "RESULTS.md"
+    argv = ["--suite", "env", "--envs", "coin_game", "--peers", "self", "--num-envs", "1", "3"]
+    argv += ["--num-steps", "4", "--rounds", "2", "--repeats", "1"]
+    argv += ["--out", str(out), "--plot-dir", str(tmp_path / "img"), "--no-docs"]
+    run.main(argv)
+    results = json.loads((tmp_path / "results.json").read_text())
+    rounds = results["env"]["coin_game"]
+    assert [len(rounds["ours"]), len(rounds["self"])] == [2, 2]
+    assert sorted(by_num_envs(rounds["ours"])) == [1, 3]
+    text = out.read_text()
+    assert "| `coin_game` | 3 |" in text
+    assert "4-step `lax.scan`" in text
+    assert (tmp_path / "img" / "env_throughput.png").stat().st_size > 10_000
+    assert results["machine"]["python"] == ".".join(map(str, sys.version_info[:3]))
+
+
+def test_train_throughput_counts_every_seed_and_separates_compilation():
+    from benchmarks import train_throughput
+
+    overrides = [
+        "TOTAL_TIMESTEPS=2048",
+        "NUM_ENVS=4",
+        "NUM_STEPS=128",
+        "NUM_MINIBATCHES=2",
+        "UPDATE_EPOCHS=1",
+    ]
+    record = train_throughput.measure("ppo", overrides, num_seeds=2)
+    assert record["timesteps"] == 2 * 4 * 128 * 4  # seeds x envs x steps x updates
+    assert record["steps_per_s"] > record["steps_per_s_incl"] > 0
