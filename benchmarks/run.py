@@ -84,6 +84,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=BENCHMARKS / "RESULTS.md")
     parser.add_argument("--plot-dir", type=Path, default=ROOT / "docs" / "img" / "benchmarks")
     parser.add_argument("--no-docs", action="store_true", help="leave docs/benchmarks.md alone")
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="keep the suites and envs of the last results.json that this run skips",
+    )
     args = parser.parse_args(argv)
     unknown = [p for p in args.peers if p not in PEERS]
     if unknown:
@@ -163,6 +168,22 @@ def seed_suite(seeds: list[int], overrides: list[str]) -> list[dict]:
     return records
 
 
+def merge(old: dict[str, Any], new: dict[str, Any], suites: list[str]) -> dict[str, Any]:
+    """``new``, plus what ``old`` measured that ``new`` did not: other envs, other peers,
+    skipped suites. The env table's settings are the new run's if it measured envs."""
+    merged = dict(new)
+    merged["env"] = {**old.get("env", {}), **new["env"]}
+    merged["peers"] = {**old.get("peers", {}), **new["peers"]}
+    if "env" not in suites:
+        merged["settings"] = old.get("settings", new["settings"])
+    for suite in ("train", "seeds"):
+        if suite not in suites:
+            merged[suite] = old.get(suite, [])
+    if old.get("command"):
+        merged["command"] = f"{old['command']}`, then `{new['command']}"
+    return merged
+
+
 def update_docs_page(section: str, page: Path = DOCS_PAGE) -> None:
     """Replace the text between the results markers of the docs page."""
     text = page.read_text()
@@ -195,6 +216,9 @@ def main(argv: list[str] | None = None) -> None:
         results["train"] = train_suite(settings["train_overrides"])
     if "seeds" in args.suite:
         results["seeds"] = seed_suite(settings["seeds"], settings["seed_overrides"])
+    previous = args.out.parent / "results.json"
+    if args.merge and previous.exists():
+        results = merge(json.loads(previous.read_text()), results, args.suite)
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.plot_dir.mkdir(parents=True, exist_ok=True)

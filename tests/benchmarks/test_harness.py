@@ -171,3 +171,17 @@ def test_train_throughput_counts_every_seed_and_separates_compilation():
     record = train_throughput.measure("ppo", overrides, num_seeds=2)
     assert record["timesteps"] == 2 * 4 * 128 * 4  # seeds x envs x steps x updates
     assert record["steps_per_s"] > record["steps_per_s_incl"] > 0
+
+
+def test_merge_keeps_what_the_new_run_skipped():
+    old = results_fixture() | {"train": [{"family": "ppo"}], "seeds": [{"num_seeds": 1}]}
+    new = results_fixture() | {"env": {"G": {"ours": []}}, "train": [{"family": "qlearning"}], "seeds": []}
+    new["command"] = "python -m benchmarks.run --suite train --merge"
+    merged = run.merge(old, new, ["train"])
+    assert list(merged["env"]) == ["E", "F", "G"]
+    assert merged["train"] == [{"family": "qlearning"}]
+    assert merged["seeds"] == [{"num_seeds": 1}]
+    assert (
+        merged["command"]
+        == "python -m benchmarks.run --test`, then `python -m benchmarks.run --suite train --merge"
+    )
