@@ -1,5 +1,7 @@
 """What every training script shares besides its algorithm: seeds over devices, progress,
-the run folder (config, metrics CSV, learning curve, parameters) and wandb.
+the run folder (config, metrics CSV, learning curve, parameters), wandb and the command
+line, plus the building blocks of its networks (an orthogonal initializer, a resettable
+scanned GRU) and episode metrics.
 
 A run folder holds:
 
@@ -15,6 +17,7 @@ A run folder holds:
 from __future__ import annotations
 
 import csv
+import functools
 import math
 import time
 import warnings
@@ -22,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -90,6 +94,89 @@ def train_seeds(make_train: Callable[[dict], Callable], config: dict) -> dict:
     (``jit(vmap(train))``, the seed axis sharded over devices when there are several)."""
     keys = shard_over_devices(seed_keys(config), config)
     return jax.jit(jax.vmap(make_train(config)))(keys)
+
+
+# -------------------------------------------------------------------- networks
+
+
+def orthogonal(scale: float = 1.0) -> Any:
+    """Orthogonal initializer (Saxe et al., 2014) built from plain XLA operations.
+
+    It draws the same distribution as ``flax.linen.initializers.orthogonal`` (the Q of a
+    Gaussian matrix's QR decomposition, with R's diagonal made positive), but computes Q
+    by Gram-Schmidt instead of LAPACK: on CPU, jaxlib's batched LAPACK QR, called from
+    every thread of the intra-op pool at once (as a vmapped, multi-seed initialisation
+    does on a 2-core machine), can deadlock.
+    """
+
+    def init(key: jax.Array, shape: tuple, dtype: Any = jnp.float32) -> jax.Array:
+        n_cols = shape[-1]
+        n_rows = int(np.prod(shape)) // n_cols
+        tall = (max(n_rows, n_cols), min(n_rows, n_cols))
+        a = jax.random.normal(key, tall, jnp.float32)
+
+        def column(j: jax.Array, q: jax.Array) -> jax.Array:
+            v = a[:, j]
+            for _ in range(2):  # Gram-Schmidt twice: orthogonal to working precision
+                v = v - q @ (q.T @ v)
+            return q.at[:, j].set(v / jnp.linalg.norm(v))
+
+        q = jax.lax.fori_loop(0, tall[1], column, jnp.zeros(tall, jnp.float32))
+        if n_rows < n_cols:
+            q = q.T
+        return (scale * q).reshape(shape).astype(dtype)
+
+    return init
+
+
+class ScannedGRU(nn.Module):
+    """A GRU scanned over time whose state is zeroed where ``resets`` is true.
+
+    Inputs are time-major: ``carry`` ``(batch, hidden)``, ``x`` ``(time, batch, features)``
+    and ``resets`` ``(time, batch)``; ``resets[t]`` zeroes the state *before* ``x[t]`` is
+    read (a new episode starts at step ``t``). Returns the last state and the state after
+    every step, ``(time, batch, hidden)``.
+    """
+
+    hidden: int
+
+    @functools.partial(
+        nn.scan, variable_broadcast="params", in_axes=0, out_axes=0, split_rngs={"params": False}
+    )
+    @nn.compact
+    def __call__(self, carry: jax.Array, inputs: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
+        x, resets = inputs
+        carry = jnp.where(resets[:, None], jnp.zeros_like(carry), carry)
+        carry, y = nn.GRUCell(self.hidden, recurrent_kernel_init=orthogonal())(carry, x)
+        return carry, y
+
+
+# ------------------------------------------------------------- episode metrics
+
+
+def episode_metrics(returned: jax.Array, returns: jax.Array, lengths: jax.Array) -> dict[str, jax.Array]:
+    """Returns and lengths of the episodes that finished during a rollout (NaN if none).
+
+    Args:
+        returned, returns, lengths: ``(..., num_agents)`` from ``LogWrapper``'s info
+            (``returned_episode``, ``returned_episode_returns``, ``returned_episode_lengths``),
+            e.g. ``(num_steps, num_envs, num_agents)``; only entries where ``returned`` is
+            true count.
+
+    Returns:
+        ``return_mean`` (mean over agents), ``return`` ``(num_agents,)``,
+        ``episode_length`` and ``episodes`` (how many finished).
+    """
+    axes = tuple(range(returned.ndim - 1))
+    count = returned.sum(axis=axes)  # (num_agents,)
+    per_agent = jnp.where(returned, returns, 0.0).sum(axis=axes) / count
+    length = jnp.where(returned, lengths, 0).sum() / returned.sum()
+    return {
+        "return_mean": per_agent.mean(),
+        "return": per_agent,
+        "episode_length": length,
+        "episodes": count[0],
+    }
 
 
 # -------------------------------------------------------------------- progress
@@ -261,3 +348,55 @@ def log_wandb(config: dict, metrics: dict[str, Any], agents: list[str]) -> None:
             entry[f"return_mean/seed_{seed}"] = float(metrics["return_mean"][seed, update])
         run.log(entry, step=int(metrics["timestep"][0, update]))
     run.finish()
+
+
+# ------------------------------------------------------------ command line
+
+
+def train_and_save(
+    make_train: Callable[..., Callable],
+    config: dict,
+    run_dir: Path | None,
+    num_updates: int,
+    steps_per_update: int,
+    agents: list[str],
+) -> dict:
+    """Train every seed of ``config`` with ``make_train(config, progress=...)``, printing
+    progress, and, if ``run_dir`` is given, save the run there (process 0) and log it to
+    wandb. Returns the training output (params and metrics) on the host."""
+    progress = Progress(
+        num_updates, steps_per_update, int(config["NUM_SEEDS"]), float(config.get("PROGRESS_INTERVAL_S", 2.0))
+    )
+    out = gather_to_host(train_seeds(functools.partial(make_train, progress=progress), config))
+    if run_dir is not None and jax.process_index() == 0:
+        save_run(run_dir, config, out["metrics"], out["params"], agents)
+        log_wandb(config, out["metrics"], agents)
+    return out
+
+
+def hydra_main(config_path: str, run: Callable[[dict, Path], dict]) -> None:
+    """The command line of a training script: compose ``baselines/<config_path>/config.yaml`` with
+    the command-line overrides, join a multi-host run if asked, train with
+    ``run(config, run_dir)`` into hydra's run folder and print a summary."""
+    import logging
+
+    import hydra
+    from hydra.core.hydra_config import HydraConfig
+    from omegaconf import OmegaConf
+
+    config_dir = str(Path(__file__).resolve().parent / config_path)  # relative to baselines/
+
+    @hydra.main(version_base=None, config_path=config_dir, config_name="config")
+    def _main(cfg: Any) -> None:
+        logging.getLogger("jax").setLevel(logging.WARNING)  # hydra's INFO logging is noisy for jax
+        config = OmegaConf.to_container(cfg, resolve=True)
+        assert isinstance(config, dict)
+        init_distributed(config)
+        run_dir = Path(HydraConfig.get().runtime.output_dir)
+        print(f"{config['ALG_NAME']} on {config['ENV_NAME']}, {config['NUM_SEEDS']} seed(s) -> {run_dir}")
+        out = run(config, run_dir)
+        final = np.asarray(out["metrics"]["return_mean"])[:, -1]
+        print(f"final return (mean over agents) per seed: {np.round(final, 3).tolist()}")
+        print(f"saved config.yaml, metrics.csv, learning_curve.png and params.msgpack in {run_dir}")
+
+    _main()

@@ -46,16 +46,21 @@ def episode_returns(env: Any, act: Any, hidden0: jax.Array, key: jax.Array, max_
     return returns
 
 
-def evaluate(run_dir: Path, eval_cfg: dict) -> dict:
-    """Evaluate every seed of the run in ``run_dir`` and a random policy on the same keys."""
-    import common
+def returns_on_keys(
+    env: Any,
+    init_hidden: Any,
+    act: Any,
+    params: Any,
+    keys: jax.Array,
+    greedy: bool,
+    max_steps: int,
+    compiler_options: dict | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-agent returns of every seed's policy, ``(seeds, episodes, agents)``, and of a
+    uniformly random policy, ``(episodes, agents)``, on the same episode keys.
 
-    config, params = common.load_run(run_dir)
-    family = importlib.import_module(config["ALG_FAMILY"])
-    env, init_hidden, act = family.make_policy(config)
-    max_steps = int(getattr(env, "max_steps", None) or eval_cfg["MAX_STEPS"])
-    keys = jax.random.split(jax.random.PRNGKey(int(eval_cfg["EVAL_SEED"])), int(eval_cfg["EVAL_EPISODES"]))
-    greedy = bool(eval_cfg["GREEDY"])
+    ``(env, init_hidden, act)`` is what a script's ``make_policy(config)`` returns and
+    ``params`` its parameters with a leading seed axis."""
 
     def trained(seed_params: Any) -> jax.Array:
         def play(key: jax.Array) -> jax.Array:
@@ -68,8 +73,22 @@ def evaluate(run_dir: Path, eval_cfg: dict) -> dict:
         policy = lambda h, o, s, r, k: (h, random_actions(env, k, s))  # noqa: E731
         return episode_returns(env, policy, init_hidden(), key, max_steps)
 
-    ours = np.asarray(jax.jit(jax.vmap(trained))(params))  # (seeds, episodes, agents)
-    rand = np.asarray(jax.jit(jax.vmap(random_play))(keys))  # (episodes, agents)
+    ours = jax.jit(jax.vmap(trained), compiler_options=compiler_options)(params)
+    rand = jax.jit(jax.vmap(random_play), compiler_options=compiler_options)(keys)
+    return np.asarray(ours), np.asarray(rand)
+
+
+def evaluate(run_dir: Path, eval_cfg: dict) -> dict:
+    """Evaluate every seed of the run in ``run_dir`` and a random policy on the same keys."""
+    import common
+
+    config, params = common.load_run(run_dir)
+    family = importlib.import_module(config["ALG_FAMILY"])
+    env, init_hidden, act = family.make_policy(config)
+    max_steps = int(getattr(env, "max_steps", None) or eval_cfg["MAX_STEPS"])
+    keys = jax.random.split(jax.random.PRNGKey(int(eval_cfg["EVAL_SEED"])), int(eval_cfg["EVAL_EPISODES"]))
+    greedy = bool(eval_cfg["GREEDY"])
+    ours, rand = returns_on_keys(env, init_hidden, act, params, keys, greedy, max_steps)
     agents = list(env.agents)
     result = {
         "env": config["ENV_NAME"],

@@ -24,16 +24,17 @@ hydra ``main``. Configuration: ``baselines/config/ppo`` (``alg/`` and ``env/`` g
 from __future__ import annotations
 
 import functools
-import logging
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
+import common
 import distrax
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
+from common import ScannedGRU, episode_metrics, orthogonal
 from flax.linen.initializers import constant
 from flax.training.train_state import TrainState
 
@@ -85,54 +86,8 @@ class Policy(NamedTuple):
 # hidden state and the reset flags, recurrent ones reset where a new episode starts.
 
 
-def orthogonal(scale: float = 1.0) -> Any:
-    """Orthogonal initializer (Saxe et al., 2014) built from plain XLA operations.
-
-    It draws the same distribution as ``flax.linen.initializers.orthogonal`` (the Q of a
-    Gaussian matrix's QR decomposition, with R's diagonal made positive), but computes Q
-    by Gram-Schmidt instead of LAPACK: on CPU, jaxlib's batched LAPACK QR, called from
-    every thread of the intra-op pool at once (as a vmapped, multi-seed initialisation
-    does on a 2-core machine), can deadlock.
-    """
-
-    def init(key: jax.Array, shape: tuple, dtype: Any = jnp.float32) -> jax.Array:
-        n_cols = shape[-1]
-        n_rows = int(np.prod(shape)) // n_cols
-        tall = (max(n_rows, n_cols), min(n_rows, n_cols))
-        a = jax.random.normal(key, tall, jnp.float32)
-
-        def column(j: jax.Array, q: jax.Array) -> jax.Array:
-            v = a[:, j]
-            for _ in range(2):  # Gram-Schmidt twice: orthogonal to working precision
-                v = v - q @ (q.T @ v)
-            return q.at[:, j].set(v / jnp.linalg.norm(v))
-
-        q = jax.lax.fori_loop(0, tall[1], column, jnp.zeros(tall, jnp.float32))
-        if n_rows < n_cols:
-            q = q.T
-        return (scale * q).reshape(shape).astype(dtype)
-
-    return init
-
-
 def activation_fn(name: str) -> Any:
     return {"tanh": nn.tanh, "relu": nn.relu}[name]
-
-
-class ScannedGRU(nn.Module):
-    """A GRU scanned over time whose state is zeroed where ``resets`` is true."""
-
-    hidden: int
-
-    @functools.partial(
-        nn.scan, variable_broadcast="params", in_axes=0, out_axes=0, split_rngs={"params": False}
-    )
-    @nn.compact
-    def __call__(self, carry: jax.Array, inputs: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
-        x, resets = inputs
-        carry = jnp.where(resets[:, None], jnp.zeros_like(carry), carry)
-        carry, y = nn.GRUCell(self.hidden, recurrent_kernel_init=orthogonal())(carry, x)
-        return carry, y
 
 
 class Torso(nn.Module):
@@ -490,23 +445,11 @@ def make_train(config: dict, progress: Any = None) -> Any:
         carry = (runner.train_state, traj, advantages, targets, actor_h0, critic_h0, key_update)
         carry, stats = jax.lax.scan(update_epoch, carry, None, epochs)
         update = runner.update + 1
-        metrics = episode_metrics(episodes) | jax.tree.map(jnp.mean, stats)
+        metrics = episode_metrics(*episodes) | jax.tree.map(jnp.mean, stats)
         metrics["timestep"] = update * num_steps * num_envs
         if progress is not None:
             jax.debug.callback(progress, runner.update, metrics["return_mean"])
         return runner._replace(train_state=carry[0], key=key, update=update), metrics
-
-    def episode_metrics(ep: Episodes) -> dict:
-        """Returns and lengths of the episodes that finished during the rollout (NaN if none)."""
-        count = ep.returned.sum(axis=(0, 1))  # (num_agents,)
-        per_agent = jnp.where(ep.returned, ep.returns, 0.0).sum(axis=(0, 1)) / count
-        length = jnp.where(ep.returned, ep.lengths, 0).sum() / ep.returned.sum()
-        return {
-            "return_mean": per_agent.mean(),
-            "return": per_agent,
-            "episode_length": length,
-            "episodes": count[0],
-        }
 
     # -------------------------------------------------------------- train
     def train(rng: jax.Array) -> dict:
@@ -580,42 +523,14 @@ def make_policy(config: dict) -> tuple[Any, Any, Any]:
 def run(config: dict, run_dir: Path | None = None) -> dict:
     """Train ``config`` for every seed (printing progress) and, if ``run_dir`` is given,
     save the run there. Returns the training output (params and metrics)."""
-    import common
-
     s = setup(config)
-    progress = common.Progress(
-        s.num_updates,
-        int(config["NUM_STEPS"]) * s.num_envs,
-        int(config["NUM_SEEDS"]),
-        float(config.get("PROGRESS_INTERVAL_S", 2.0)),
+    return common.train_and_save(
+        make_train, config, run_dir, s.num_updates, int(config["NUM_STEPS"]) * s.num_envs, s.batcher.agents
     )
-    out = common.train_seeds(functools.partial(make_train, progress=progress), config)
-    out = common.gather_to_host(out)
-    if run_dir is not None and jax.process_index() == 0:
-        common.save_run(run_dir, config, out["metrics"], out["params"], s.batcher.agents)
-        common.log_wandb(config, out["metrics"], s.batcher.agents)
-    return out
 
 
 def main() -> None:
-    import common
-    import hydra
-    from hydra.core.hydra_config import HydraConfig
-    from omegaconf import OmegaConf
-
-    @hydra.main(version_base=None, config_path="config/ppo", config_name="config")
-    def _main(cfg: Any) -> None:
-        logging.getLogger("jax").setLevel(logging.WARNING)  # hydra's INFO logging is noisy for jax
-        config = cast(dict, OmegaConf.to_container(cfg, resolve=True))
-        common.init_distributed(config)
-        run_dir = Path(HydraConfig.get().runtime.output_dir)
-        print(f"{config['ALG_NAME']} on {config['ENV_NAME']}, {config['NUM_SEEDS']} seed(s) -> {run_dir}")
-        out = run(config, run_dir)
-        final = np.asarray(out["metrics"]["return_mean"])[:, -1]
-        print(f"final return (mean over agents) per seed: {np.round(final, 3).tolist()}")
-        print(f"saved config.yaml, metrics.csv, learning_curve.png and params.msgpack in {run_dir}")
-
-    _main()
+    common.hydra_main("config/ppo", run)
 
 
 if __name__ == "__main__":

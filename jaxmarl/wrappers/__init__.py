@@ -3,6 +3,15 @@
 from jaxmarl.wrappers.base import Wrapper
 from jaxmarl.wrappers.batching import AgentBatcher
 from jaxmarl.wrappers.logging import LogEnvState, LogWrapper
+from jaxmarl.wrappers.rollout import RolloutManager, Team
 from jaxmarl.wrappers.world_state import WorldStateWrapper
 
-__all__ = ["AgentBatcher", "LogEnvState", "LogWrapper", "WorldStateWrapper", "Wrapper"]
+__all__ = [
+    "AgentBatcher",
+    "LogEnvState",
+    "LogWrapper",
+    "RolloutManager",
+    "Team",
+    "WorldStateWrapper",
+    "Wrapper",
+]
