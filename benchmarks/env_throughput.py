@@ -2,7 +2,8 @@
 
 The method of the JaxMARL paper's Table 3: ``N`` copies of the environment are vmapped
 and stepped ``--num-steps`` times inside one ``jax.lax.scan`` under one ``jit``, with
-random actions drawn on the device (legal ones, where the env has action masks).
+random actions drawn on the device (among the legal ones where the env's action masks
+forbid anything, ``space.sample`` otherwise).
 Compilation is timed separately from execution; after one warm-up run, execution is
 timed ``--repeats`` times. One env step is one joint step of all agents in one
 environment.
@@ -28,14 +29,25 @@ import jax
 import jax.numpy as jnp
 
 
-def sample_actions(env: Any, key: jax.Array, state: Any) -> dict[str, jax.Array]:
-    """Uniformly random actions for one environment: among the legal ones where the env
-    exposes action masks (``get_avail_actions``), from ``space.sample`` otherwise."""
-    keys = jax.random.split(key, env.num_agents)
+def restricts_actions(env: Any, num_states: int = 16) -> bool:
+    """Whether the env's action masks forbid anything in a few freshly reset states.
+
+    Only then are actions drawn from the masks: an env whose masks are all ones (MPE,
+    STORM ...) gets ``space.sample`` like one without masks, so two libraries that
+    differ only in whether they expose trivial masks do the same sampling work."""
     try:
-        masks = env.get_avail_actions(state)
+        _, states = jax.vmap(env.reset)(jax.random.split(jax.random.PRNGKey(0), num_states))
+        masks = jax.vmap(env.get_avail_actions)(states)
     except (AttributeError, NotImplementedError):
-        masks = None
+        return False
+    return any(not bool(jnp.all(jnp.asarray(m) > 0)) for m in masks.values())
+
+
+def sample_actions(env: Any, key: jax.Array, state: Any, masked: bool) -> dict[str, jax.Array]:
+    """Uniformly random actions for one environment: among the legal ones if ``masked``
+    (see ``restricts_actions``), from ``space.sample`` otherwise."""
+    keys = jax.random.split(key, env.num_agents)
+    masks = env.get_avail_actions(state) if masked else None
     actions = {}
     for i, agent in enumerate(env.agents):
         space = env.action_space(agent)
@@ -50,6 +62,8 @@ def sample_actions(env: Any, key: jax.Array, state: Any) -> dict[str, jax.Array]
 def make_rollout(env: Any, num_envs: int, num_steps: int) -> Any:
     """A jitted function running ``num_envs`` envs for ``num_steps`` random steps."""
 
+    masked = restricts_actions(env)
+
     def rollout(key: jax.Array) -> jax.Array:
         key, key_reset = jax.random.split(key)
         _, state = jax.vmap(env.reset)(jax.random.split(key_reset, num_envs))
@@ -57,8 +71,8 @@ def make_rollout(env: Any, num_envs: int, num_steps: int) -> Any:
         def body(carry: tuple[Any, jax.Array], _: None) -> tuple[tuple[Any, jax.Array], jax.Array]:
             state, key = carry
             key, key_act, key_step = jax.random.split(key, 3)
-            actions = jax.vmap(sample_actions, in_axes=(None, 0, 0))(
-                env, jax.random.split(key_act, num_envs), state
+            actions = jax.vmap(sample_actions, in_axes=(None, 0, 0, None))(
+                env, jax.random.split(key_act, num_envs), state, masked
             )
             _, state, reward, _, _ = jax.vmap(env.step)(jax.random.split(key_step, num_envs), state, actions)
             return (state, key), jnp.sum(reward[env.agents[0]])

@@ -67,6 +67,10 @@ def fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
+def fmt_seconds(x: float) -> str:
+    return "n/a" if x != x else f"{x:.1f}"
+
+
 def fmt_ratio(s: Spread) -> str:
     """``**2.41×** (2.30–2.52)``: median ratio in bold, then the lowest and highest."""
 
@@ -104,8 +108,8 @@ def env_rows(results: dict[str, Any], peer: str) -> list[list[str]]:
             row.append(fmt_ratio(ratio))
             if vectorised:
                 row += [
-                    f"{Spread.of(ours_compile[n]).median:.1f}",
-                    f"{Spread.of(theirs_compile[n]).median:.1f}",
+                    fmt_seconds(Spread.of(ours_compile[n]).median),
+                    fmt_seconds(Spread.of(theirs_compile[n]).median),
                 ]
             rows.append(row)
     return rows
@@ -148,6 +152,8 @@ def seed_rows(records: list[dict[str, Any]]) -> list[list[str]]:
 def results_markdown(results: dict[str, Any], plot_dir: str) -> str:
     """The whole results section: machine line, one table per metric, plot links."""
     parts = [f"Machine: {machine_line(results['machine'])}.", f"Command: `{results['command']}`."]
+    if results.get("notes"):
+        parts.append("Notes on this run:\n\n" + "\n".join(f"- {note}" for note in results["notes"]))
     for peer, spec in results["peers"].items():
         rows = env_rows(results, peer)
         if not rows:

@@ -105,8 +105,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def env_suite(settings: dict[str, Any], peers: list[Peer]) -> dict[str, dict[str, list]]:
-    """Ours and every peer that has the env, interleaved, for each env."""
+def env_suite(
+    settings: dict[str, Any],
+    peers: list[Peer],
+    checkpoint: Callable[[dict[str, dict[str, list]]], None] | None = None,
+) -> dict[str, dict[str, list]]:
+    """Ours and every peer that has the env, interleaved, for each env; ``checkpoint``
+    gets the results so far after each env (a long run stopped early keeps them)."""
     ours = our_python()
     candidates = settings["envs"] or all_registered()
     unknown = set(candidates) - set(all_registered())
@@ -130,6 +135,8 @@ def env_suite(settings: dict[str, Any], peers: list[Peer]) -> dict[str, dict[str
                 )
         print(f"{env_id}: {' vs '.join(runners)}", flush=True)
         results[env_id] = interleave(runners, settings["rounds"], log=lambda line: print(line, flush=True))
+        if checkpoint is not None:
+            checkpoint(results)
     return results
 
 
@@ -174,6 +181,7 @@ def merge(old: dict[str, Any], new: dict[str, Any], suites: list[str]) -> dict[s
     merged = dict(new)
     merged["env"] = {**old.get("env", {}), **new["env"]}
     merged["peers"] = {**old.get("peers", {}), **new["peers"]}
+    merged["notes"] = old.get("notes", []) + new.get("notes", [])
     if "env" not in suites:
         merged["settings"] = old.get("settings", new["settings"])
     for suite in ("train", "seeds"):
@@ -210,8 +218,14 @@ def main(argv: list[str] | None = None) -> None:
         "seeds": [],
     }
     print(report.machine_line(results["machine"]), flush=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    partial = args.out.parent / "results.partial.json"
+
+    def checkpoint(envs: dict[str, dict[str, list]]) -> None:
+        partial.write_text(json.dumps({**results, "env": envs}, indent=1) + "\n")
+
     if "env" in args.suite:
-        results["env"] = env_suite(settings, [PEERS[name] for name in args.peers])
+        results["env"] = env_suite(settings, [PEERS[name] for name in args.peers], checkpoint)
     if "train" in args.suite:
         results["train"] = train_suite(settings["train_overrides"])
     if "seeds" in args.suite:
@@ -220,9 +234,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.merge and previous.exists():
         results = merge(json.loads(previous.read_text()), results, args.suite)
 
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.plot_dir.mkdir(parents=True, exist_ok=True)
     (args.out.parent / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+    partial.unlink(missing_ok=True)
     if results["env"]:
         report.plot_env_throughput(results, args.plot_dir / "env_throughput.png")
     if results["seeds"]:
