@@ -23,7 +23,7 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import flax.linen as nn
 import jax
@@ -33,6 +33,22 @@ import yaml
 from flax import serialization
 from jax.sharding import AxisType, NamedSharding
 from jax.sharding import PartitionSpec as P
+
+# ---------------------------------------------------------------------- config
+
+CONFIG_DIR = Path(__file__).resolve().parent / "config"
+
+
+def compose_config(family: str, overrides: list[str] | tuple[str, ...] = ()) -> dict:
+    """The resolved hydra config of ``baselines/config/<family>`` with ``overrides``
+    (``["alg=mappo_ff", "NUM_SEEDS=4"]``), as the training script would see it."""
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    with initialize_config_dir(config_dir=str(CONFIG_DIR / family), version_base=None):
+        cfg = compose("config", overrides=list(overrides))
+    return cast(dict, OmegaConf.to_container(cfg, resolve=True))
+
 
 # ----------------------------------------------------------------------- seeds
 

@@ -26,17 +26,6 @@ import numpy as np
 BASELINES = Path(__file__).resolve().parents[1] / "baselines"
 
 
-def compose(family: str, overrides: list[str]) -> dict:
-    """The resolved hydra config of ``baselines/config/<family>`` with ``overrides``."""
-    from hydra import compose as hydra_compose
-    from hydra import initialize_config_dir
-    from omegaconf import OmegaConf
-
-    with initialize_config_dir(config_dir=str(BASELINES / "config" / family), version_base=None):
-        cfg = hydra_compose(config_name="config", overrides=overrides)
-    return dict(OmegaConf.to_container(cfg, resolve=True))  # type: ignore[arg-type]
-
-
 def measure(family: str, overrides: list[str], num_seeds: int) -> dict[str, Any]:
     if str(BASELINES) not in sys.path:
         sys.path.insert(0, str(BASELINES))
@@ -45,7 +34,7 @@ def measure(family: str, overrides: list[str], num_seeds: int) -> dict[str, Any]
     import common
 
     module = importlib.import_module(family)
-    config = compose(family, [*overrides, f"NUM_SEEDS={num_seeds}"])
+    config = common.compose_config(family, [*overrides, f"NUM_SEEDS={num_seeds}"])
     keys = common.shard_over_devices(common.seed_keys(config), config)
     train = jax.jit(jax.vmap(module.make_train(config)))
     t0 = time.perf_counter()

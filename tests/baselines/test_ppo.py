@@ -29,13 +29,9 @@ ENVS = sorted(p.stem for p in (PPO_CONFIG_DIR / "env").glob("*.yaml"))
 
 
 def load_config(alg: str = "ippo_ff", env: str = "mpe_simple_spread", **overrides) -> dict:
-    from omegaconf import OmegaConf
-
-    with initialize_config_dir(config_dir=str(PPO_CONFIG_DIR), version_base=None):
-        cfg = compose(
-            "config", overrides=[f"alg={alg}", f"env={env}"] + [f"{k}={v}" for k, v in overrides.items()]
-        )
-    return OmegaConf.to_container(cfg, resolve=True)
+    return common.compose_config(
+        "ppo", [f"alg={alg}", f"env={env}"] + [f"{k}={v}" for k, v in overrides.items()]
+    )
 
 
 # Tiny budgets run in milliseconds; compilation is what costs. Skipping LLVM's backend

@@ -17,7 +17,6 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import qlearning as ql
-from hydra import compose, initialize_config_dir
 
 import jaxmarl
 
@@ -32,13 +31,9 @@ FAST_ENV = {**os.environ, "XLA_FLAGS": "--xla_backend_optimization_level=0"}
 
 
 def load_config(alg: str = "vdn", env: str = "mpe_simple_spread", **overrides) -> dict:
-    from omegaconf import OmegaConf
-
-    with initialize_config_dir(config_dir=str(QL_CONFIG_DIR), version_base=None):
-        cfg = compose(
-            "config", overrides=[f"alg={alg}", f"env={env}"] + [f"{k}={v}" for k, v in overrides.items()]
-        )
-    return OmegaConf.to_container(cfg, resolve=True)
+    return common.compose_config(
+        "qlearning", [f"alg={alg}", f"env={env}"] + [f"{k}={v}" for k, v in overrides.items()]
+    )
 
 
 def tiny(**overrides) -> dict:
