@@ -16,6 +16,8 @@ import jax.numpy as jnp
 import numpy as np
 import ppo
 import pytest
+from fast_compile import FAST_ENV, run_script
+from fast_compile import jit as fast_jit
 from hydra import compose, initialize_config_dir
 
 import jaxmarl
@@ -36,12 +38,6 @@ def load_config(alg: str = "ippo_ff", env: str = "mpe_simple_spread", **override
 
 # Tiny budgets run in milliseconds; compilation is what costs. Skipping LLVM's backend
 # optimisations halves it (semantics are unchanged).
-FAST_COMPILE = {"xla_backend_optimization_level": 0}
-FAST_ENV = {**os.environ, "XLA_FLAGS": "--xla_backend_optimization_level=0"}
-
-
-def fast_jit(fn):
-    return jax.jit(fn, compiler_options=FAST_COMPILE)
 
 
 def tiny(**overrides) -> dict:
@@ -250,7 +246,8 @@ print(json.dumps({"devices": sorted(devices), "max_abs_diff": diff}))
 def test_seeds_shard_over_two_devices_with_identical_results():
     flags = "--xla_force_host_platform_device_count=2 --xla_backend_optimization_level=0"
     env = {**os.environ, "XLA_FLAGS": flags, "JAX_PLATFORMS": "cpu"}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "tests" / "baselines"), str(REPO / "baselines")])
+    paths = [REPO / "tests" / "baselines", REPO / "tests", REPO / "baselines"]
+    env["PYTHONPATH"] = os.pathsep.join(map(str, paths))
     result = subprocess.run(
         [sys.executable, "-c", SHARDING_SCRIPT], cwd=REPO, env=env, capture_output=True, text=True, check=True
     )
@@ -293,21 +290,13 @@ def test_command_lines(tmp_path):
     `python baselines/evaluate.py run=...` evaluates it."""
     run_dir = tmp_path / "run"
     overrides = [f"{k}={v}" for k, v in tiny(TOTAL_TIMESTEPS=48).items()]
-    train = subprocess.run(
-        [
-            sys.executable,
-            "baselines/ppo.py",
-            "alg=mappo_ff",
-            "env=mpe_simple_reference",
-            *overrides,
-            "PROGRESS_INTERVAL_S=0",
-            f"hydra.run.dir={run_dir}",
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=True,
-        env=FAST_ENV,
+    train = run_script(
+        "baselines/ppo.py",
+        "alg=mappo_ff",
+        "env=mpe_simple_reference",
+        *overrides,
+        "PROGRESS_INTERVAL_S=0",
+        f"hydra.run.dir={run_dir}",
     )
     assert "update     3/3 | timesteps         48/48 (100%)" in train.stdout, train.stdout
     assert {p.name for p in run_dir.iterdir()} >= {

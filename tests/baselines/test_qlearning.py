@@ -5,9 +5,6 @@ every MPE env trains, each method learns, and runs save, load and evaluate."""
 from __future__ import annotations
 
 import functools
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import common
@@ -17,6 +14,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import qlearning as ql
+from fast_compile import COMPILER_OPTIONS, run_script
+from fast_compile import jit as fast_jit
 
 import jaxmarl
 
@@ -25,9 +24,6 @@ QL_CONFIG_DIR = REPO / "baselines" / "config" / "qlearning"
 ALGS = sorted(p.stem for p in (QL_CONFIG_DIR / "alg").glob("*.yaml"))
 ENVS = sorted(p.stem for p in (QL_CONFIG_DIR / "env").glob("*.yaml"))
 MPE_IDS = sorted(e for e in jaxmarl.registered_envs if e.startswith("MPE_"))
-
-FAST_COMPILE = {"xla_backend_optimization_level": 0}
-FAST_ENV = {**os.environ, "XLA_FLAGS": "--xla_backend_optimization_level=0"}
 
 
 def load_config(alg: str = "vdn", env: str = "mpe_simple_spread", **overrides) -> dict:
@@ -48,10 +44,6 @@ def tiny(**overrides) -> dict:
         "TARGET_UPDATE_INTERVAL": 2,
         "EPS_DECAY": 0.5,
     } | overrides
-
-
-def fast_jit(fn, **kwargs):
-    return jax.jit(fn, compiler_options=FAST_COMPILE, **kwargs)
 
 
 def init_params(s, key):
@@ -362,7 +354,7 @@ def evaluation_returns(config: dict, params, num_episodes: int = 128):
     env, init_hidden, act = ql.make_policy(config)
     keys = jax.random.split(jax.random.PRNGKey(7), num_episodes)
     ours, rand = evaluate.returns_on_keys(
-        env, init_hidden, act, params, keys, True, env.max_steps, compiler_options=FAST_COMPILE
+        env, init_hidden, act, params, keys, True, env.max_steps, compiler_options=COMPILER_OPTIONS
     )
     return ours.mean(axis=(1, 2)), float(rand.mean())
 
@@ -393,22 +385,14 @@ def test_command_line_run_folder_and_evaluation(tmp_path):
     evaluate.py loads it and plays the greedy Q-policy."""
     run_dir = tmp_path / "run"
     overrides = [f"{k}={v}" for k, v in tiny().items()]
-    train = subprocess.run(
-        [
-            sys.executable,
-            "baselines/qlearning.py",
-            "alg=iql",
-            "env=mpe_simple_tag",
-            *overrides,
-            "NUM_SEEDS=2",
-            "PROGRESS_INTERVAL_S=0",
-            f"hydra.run.dir={run_dir}",
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=True,
-        env=FAST_ENV,
+    train = run_script(
+        "baselines/qlearning.py",
+        "alg=iql",
+        "env=mpe_simple_tag",
+        *overrides,
+        "NUM_SEEDS=2",
+        "PROGRESS_INTERVAL_S=0",
+        f"hydra.run.dir={run_dir}",
     )
     assert "update     3/3 | timesteps         48/48 (100%)" in train.stdout, train.stdout
     rows = (run_dir / "metrics.csv").read_text().splitlines()

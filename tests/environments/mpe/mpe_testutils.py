@@ -15,6 +15,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from fast_compile import jit
 
 import jaxmarl
 from jaxmarl.environments.mpe import State
@@ -22,13 +23,6 @@ from jaxmarl.environments.mpe import State
 DT = 0.1
 DAMPING = 0.25
 KEY = jax.random.PRNGKey(0)
-# Tiny worlds run in microseconds; what costs is compilation. Skipping LLVM's backend
-# optimisations makes it several times faster (IEEE semantics are unchanged).
-COMPILER_OPTIONS = {"xla_backend_optimization_level": 0}
-
-
-def jit(fn: Any) -> Any:
-    return jax.jit(fn, compiler_options=COMPILER_OPTIONS)
 
 
 @dataclass(frozen=True)

@@ -19,21 +19,15 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from fast_compile import jit
 
 import jaxmarl
 from jaxmarl.environments.storm import State
 from jaxmarl.environments.storm import constants as C
 
 KEY = jax.random.PRNGKey(0)
-# Tiny worlds run in microseconds; what costs is compilation. Skipping LLVM's backend
-# optimisations makes it several times faster (integer semantics are unchanged).
-COMPILER_OPTIONS = {"xla_backend_optimization_level": 0}
 DIRS = {"N": C.NORTH, "E": C.EAST, "S": C.SOUTH, "W": C.WEST}
 LEFT, RIGHT, FORWARD, INTERACT, STAY = C.TURN_LEFT, C.TURN_RIGHT, C.FORWARD, C.INTERACT, C.STAY
-
-
-def jit(fn: Any) -> Any:
-    return jax.jit(fn, compiler_options=COMPILER_OPTIONS)
 
 
 @dataclass(frozen=True)
