@@ -12,4 +12,7 @@ spec="."
 if [ -n "${1:-}" ]; then
   spec=".[$1]"
 fi
+# hanabi-learning-environment builds with CMake; CMake 4 needs this to accept its old
+# cmake_minimum_required.
+export CMAKE_POLICY_VERSION_MINIMUM=3.5 CMAKE_BUILD_PARALLEL_LEVEL=2
 .venv/bin/python -m pip install --quiet -c constraints.txt -e "$spec"
