@@ -99,36 +99,47 @@ class SimpleFacmacMPE(MPEEnv):
 
     # ---------------------------------------------------------------- prey policy
     def scripted_forces(self, key: jax.Array, state: State) -> jax.Array:
-        keys = jax.random.split(key, self.num_good_agents)
-        return jax.vmap(self._flee, in_axes=(0, None, 0))(keys, state, jnp.asarray(self._prey))
+        """Every prey's force, ``(P, 2)``: the best of its own 100 candidate moves.
 
-    def _flee(self, key: jax.Array, state: State, prey: jax.Array) -> jax.Array:
-        key_len, key_angle = jax.random.split(key)
-        length = jnp.sqrt(jax.random.uniform(key_len, (NUM_PREY_SAMPLES,)))
-        angle = jnp.pi * jax.random.uniform(key_angle, (NUM_PREY_SAMPLES,), maxval=2.0)
-        direction = jnp.stack([jnp.cos(angle), jnp.sin(angle)], axis=-1)
-        move = length[:, None] * direction  # (S, 2)
-        W = self.num_world_agents
-        agent_pos = state.p_pos[:W]
+        All prey are scored at once on ``(P, S, ...)`` arrays. Random bits are what a
+        step spends most on, so each candidate costs one 32-bit word: its high 16 bits
+        give the squared length and its low 16 bits the angle (a uniform grid of
+        ``2^16`` values each, far finer than anything a move can resolve).
+        """
+        P, S, W = self.num_good_agents, NUM_PREY_SAMPLES, self.num_world_agents
+        prey = self._prey
+        bits = jax.random.bits(key, (P, S), jnp.uint32)
+        length = jnp.sqrt((bits >> 16).astype(jnp.float32) * (1.0 / 65536))
+        angle = (bits & 0xFFFF).astype(jnp.float32) * (2 * jnp.pi / 65536)
+        move = length[..., None] * jnp.stack([jnp.cos(angle), jnp.sin(angle)], axis=-1)  # (P, S, 2)
         size = jnp.asarray(self.size[:W])
-        reach = size + size[prey]  # contact distance to each world agent
-        here = state.p_pos[prey]
+        here = state.p_pos[prey]  # (P, 2)
+        dest = here[:, None] + move  # (P, S, 2)
         if self.score_function == "min":
-            adv_pos = agent_pos[: self.num_adversaries]
-            target = jnp.argmin(jnp.linalg.norm(adv_pos - here, axis=-1))
-            dist = jnp.linalg.norm(here + move[:, None, :] - adv_pos[None], axis=-1)  # (S, A)
-            blocked = jnp.any(dist < reach[None, : self.num_adversaries], axis=-1)
-            score = dist[:, target]
+            A = self.num_adversaries
+            adv_pos = state.p_pos[:A]
+            reach = size[:A][None, :] + size[prey][:, None]  # (P, A) contact distances
+            # Gather the nearest predator's position (2 numbers per prey), not its column
+            # of the (S, A) distances (S numbers): a per-sample gather is slow on CPU.
+            nearest = jnp.argmin(jnp.linalg.norm(adv_pos[None] - here[:, None], axis=-1), axis=-1)
+            target = adv_pos[nearest]  # (P, 2)
+            dist = jnp.linalg.norm(dest[:, :, None] - adv_pos[None, None], axis=-1)  # (P, S, A)
+            blocked = jnp.any(dist < reach[:, None], axis=-1)
+            score = jnp.linalg.norm(dest - target[:, None], axis=-1)
         else:
-            others = jnp.arange(W) != prey
+            agent_pos = state.p_pos[:W]
+            reach = size[None, :] + size[prey][:, None]  # (P, W)
+            others = np.arange(W)[None, :] != prey[:, None]  # (P, W)
             fractions = jnp.arange(1, NUM_WAYPOINTS + 1) / NUM_WAYPOINTS
-            waypoints = here + fractions[:, None, None] * move[None]  # (K, S, 2)
-            dist = jnp.linalg.norm(waypoints[:, :, None, :] - agent_pos[None, None], axis=-1)  # (K, S, W)
-            blocked = jnp.any((dist < reach) & others, axis=(0, 2))
-            score = jnp.sum(jnp.where(others, dist[-1], 0.0), axis=-1)
-        score = jnp.where(blocked, BLOCKED, score)
-        best = jnp.argmax(score)
-        return jnp.where(score[best] < 0, 0.0, move[best])
+            waypoints = here[:, None, None] + fractions[None, :, None, None] * move[:, None]  # (P, K, S, 2)
+            dist = jnp.linalg.norm(waypoints[..., None, :] - agent_pos, axis=-1)  # (P, K, S, W)
+            hit = (dist < reach[:, None, None]) & others[:, None, None]
+            blocked = jnp.any(hit, axis=(1, 3))
+            score = jnp.sum(jnp.where(others[:, None], dist[:, -1], 0.0), axis=-1)
+        score = jnp.where(blocked, BLOCKED, score)  # (P, S)
+        best = jnp.argmax(score, axis=-1)
+        chosen = jnp.take_along_axis(move, best[:, None, None], axis=1)[:, 0]
+        return jnp.where((jnp.max(score, axis=-1) < 0)[:, None], 0.0, chosen)
 
     # ------------------------------------------------------------ obs and rewards
     def get_obs(self, state: State) -> dict[str, jax.Array]:
