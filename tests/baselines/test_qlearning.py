@@ -65,7 +65,7 @@ def test_every_shipped_config_composes(alg, env):
 
 
 def test_every_mpe_env_has_a_config():
-    assert sorted(load_config(env=e)["ENV_NAME"] for e in ENVS) == MPE_IDS
+    assert sorted(load_config(env=e)["ENV_NAME"] for e in ENVS if e.startswith("mpe_")) == MPE_IDS
 
 
 def test_mpe_defaults_are_the_papers_table_8():

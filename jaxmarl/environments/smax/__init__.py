@@ -1,0 +1,34 @@
+"""SMAX: StarCraft-like unit micromanagement in pure JAX (SMAC and SMACv2 scenarios).
+
+Registered as ``SMAX`` (both teams are agents, for self-play) and
+``HeuristicEnemySMAX`` (the allies against the decentralised heuristic);
+:class:`PolicyEnemySMAX` plays the enemies with any policy function.
+
+>>> from jaxmarl import make
+>>> from jaxmarl.environments.smax import map_name_to_scenario
+>>> env = make("HeuristicEnemySMAX", scenario=map_name_to_scenario("2s3z"))
+>>> env.agents
+['ally_0', 'ally_1', 'ally_2', 'ally_3', 'ally_4']
+"""
+
+from jaxmarl.environments.smax.enemy import EnemySMAX, HeuristicEnemySMAX, PolicyEnemySMAX
+from jaxmarl.environments.smax.env import SMAX
+from jaxmarl.environments.smax.heuristic import heuristic_actions, heuristic_from_obs, heuristic_init
+from jaxmarl.environments.smax.scenarios import MAP_NAME_TO_SCENARIO, Scenario, map_name_to_scenario
+from jaxmarl.environments.smax.types import EnemyState, HeuristicState, State
+
+__all__ = [
+    "MAP_NAME_TO_SCENARIO",
+    "SMAX",
+    "EnemySMAX",
+    "EnemyState",
+    "HeuristicEnemySMAX",
+    "HeuristicState",
+    "PolicyEnemySMAX",
+    "Scenario",
+    "State",
+    "heuristic_actions",
+    "heuristic_from_obs",
+    "heuristic_init",
+    "map_name_to_scenario",
+]

@@ -1,0 +1,84 @@
+"""SMAX state dataclasses: the world, and the heuristic policy's memory.
+
+Units are stored in one array of length ``U = num_allies + num_enemies``: allies
+(team 0) first, then enemies (team 1). Dead units stay in the arrays.
+"""
+
+from typing import TYPE_CHECKING, Any
+
+import jax
+from flax import struct
+
+
+@struct.dataclass
+class State:
+    """State of a SMAX battle.
+
+    Attributes:
+        pos: unit positions ``(x, y)`` on the map, float32 ``(U, 2)``.
+        health: unit health, float32 ``(U,)``; 0 once dead.
+        alive: whether each unit is alive, bool ``(U,)``.
+        unit_type: unit type ids (``constants.UNIT_TYPE_NAMES``), int32 ``(U,)``.
+        cooldown: seconds until each unit's weapon is ready, float32 ``(U,)``.
+        last_action: each unit's action in the last step (0 at reset), int32 ``(U,)``.
+        last_attacked: the unit each unit last hit during the last step, -1 for none,
+            int32 ``(U,)`` (for rendering attack lines).
+        step: environment steps taken in this episode, int32 ``()``.
+    """
+
+    pos: jax.Array
+    health: jax.Array
+    alive: jax.Array
+    unit_type: jax.Array
+    cooldown: jax.Array
+    last_action: jax.Array
+    last_attacked: jax.Array
+    step: jax.Array
+
+    if TYPE_CHECKING:  # provided by flax.struct at runtime
+
+        def replace(self, **changes: Any) -> "State": ...
+
+
+@struct.dataclass
+class HeuristicState:
+    """Memory of the decentralised heuristic, one row per unit it controls (``n``).
+
+    Attributes:
+        target: the enemy (index among the unit's enemies) it attacked last step, -1
+            for none, int32 ``(n,)``; kept while it stays in range (no flip-flopping).
+        memory: where it last saw an enemy (map coordinates), float32 ``(n, 2)``.
+        has_memory: whether ``memory`` is a place still to visit, bool ``(n,)``.
+        explore: where it heads when it has seen no enemy (its start position mirrored
+            through the map's centre, then back), float32 ``(n, 2)``.
+    """
+
+    target: jax.Array
+    memory: jax.Array
+    has_memory: jax.Array
+    explore: jax.Array
+
+    if TYPE_CHECKING:
+
+        def replace(self, **changes: Any) -> "HeuristicState": ...
+
+
+@struct.dataclass
+class EnemyState:
+    """State of an environment whose enemy team is played by a built-in policy.
+
+    Attributes:
+        battle: the SMAX battle, :class:`State`.
+        policy: the enemy policy's state (a :class:`HeuristicState`, or whatever the
+            enemy policy carries).
+        step: the battle's step counter, int32 ``()`` (mirrors ``battle.step`` so the
+            base class sees the time limit).
+    """
+
+    battle: State
+    policy: Any
+    step: jax.Array
+
+    if TYPE_CHECKING:
+
+        def replace(self, **changes: Any) -> "EnemyState": ...
