@@ -9,6 +9,10 @@ timed ``--repeats`` times. One env step is one joint step of all agents in one
 environment.
 
     python benchmarks/env_throughput.py --env MPE_simple_spread_v3 --num-envs 1 100 1000
+    python benchmarks/env_throughput.py --env HeuristicEnemySMAX@27m_vs_30m --num-envs 1 100
+
+An env is named by its registered id, or ``ID@MAP`` for a SMAX map: the env is then
+built with ``scenario=map_name_to_scenario(MAP)`` from the library's own SMAX package.
 
 This file is also the worker the harness (``python -m benchmarks.run``) runs in each
 library's own virtual environment, so it uses nothing but the API every JaxMARL-style
@@ -27,6 +31,36 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+
+
+def make_env(jaxmarl: Any, bench_id: str) -> Any:
+    """The env a benchmark id names: ``ID`` or ``ID@MAP`` (a SMAX map name)."""
+    env_id, _, map_name = bench_id.partition("@")
+    if not map_name:
+        return jaxmarl.make(env_id)
+    from jaxmarl.environments.smax import map_name_to_scenario
+
+    return jaxmarl.make(env_id, scenario=map_name_to_scenario(map_name))
+
+
+def available(jaxmarl: Any, bench_ids: list[str]) -> list[str]:
+    """Those of ``bench_ids`` this library has (registered id, and a known map)."""
+    registered: Any = jaxmarl.registered_envs  # a sequence; a plain list in JaxMARL 0.2.0
+    names = set(registered() if callable(registered) else registered)
+    found = []
+    for bench_id in bench_ids:
+        env_id, _, map_name = bench_id.partition("@")
+        if env_id not in names:
+            continue
+        if map_name:
+            try:
+                from jaxmarl.environments.smax import map_name_to_scenario
+
+                map_name_to_scenario(map_name)
+            except Exception:  # an unknown map, or no SMAX package at all
+                continue
+        found.append(bench_id)
+    return found
 
 
 def restricts_actions(env: Any, num_states: int = 16) -> bool:
@@ -108,7 +142,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--env", default="MPE_simple_spread_v3", help="registered environment id")
+    parser.add_argument("--env", default="MPE_simple_spread_v3", help="registered id, or ID@MAP for SMAX")
     parser.add_argument("--num-envs", type=int, nargs="+", default=[1, 100, 1000])
     parser.add_argument("--num-steps", type=int, default=1000, help="steps per scan (default 1000)")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per setting (median is kept)")
@@ -124,11 +158,9 @@ def main(argv: list[str] | None = None) -> None:
     import jaxmarl  # the package of whichever virtual environment runs this file
 
     if args.list is not None:
-        registered: Any = jaxmarl.registered_envs  # a sequence; a plain list in JaxMARL 0.2.0
-        names = set(registered() if callable(registered) else registered)
-        print(json.dumps([env_id for env_id in args.list if env_id in names]))
+        print(json.dumps(available(jaxmarl, args.list)))
         return
-    env = jaxmarl.make(args.env)
+    env = make_env(jaxmarl, args.env)
     device = jax.devices()[0]
     if not args.json:
         print(f"{args.env} on {device.platform} ({device.device_kind}, {platform.processor() or 'cpu'})")

@@ -29,7 +29,7 @@ from typing import Any
 
 from benchmarks import report
 from benchmarks.harness import interleave, our_python, run_worker
-from benchmarks.peers import PEERS, Peer, ensure_venv, peer_envs
+from benchmarks.peers import PEERS, Peer, ensure_venv, list_envs, peer_envs
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS = ROOT / "benchmarks"
@@ -113,10 +113,10 @@ def env_suite(
     """Ours and every peer that has the env, interleaved, for each env; ``checkpoint``
     gets the results so far after each env (a long run stopped early keeps them)."""
     ours = our_python()
-    candidates = settings["envs"] or all_registered()
-    unknown = set(candidates) - set(all_registered())
-    if unknown:
-        raise SystemExit(f"not registered in jaxmarl: {sorted(unknown)}")
+    candidates = settings["envs"] or all_bench_ids()
+    missing = set(candidates) - set(list_envs(ours, BENCHMARKS / "env_throughput.py", candidates))
+    if missing:
+        raise SystemExit(f"not in jaxmarl (an id, or ID@MAP with a known SMAX map): {sorted(missing)}")
     pythons = {peer.name: ensure_venv(peer) for peer in peers}
     has = {peer.name: set(peer_envs(peer, pythons[peer.name], candidates)) for peer in peers}
     common_args = ["--num-steps", str(settings["num_steps"]), "--repeats", str(settings["repeats"]), "--json"]
@@ -140,10 +140,15 @@ def env_suite(
     return results
 
 
-def all_registered() -> list[str]:
+# Maps measured besides each registered id's default (SMAX's cost grows with the units).
+EXTRA_BENCH_IDS = ["HeuristicEnemySMAX@2s3z", "HeuristicEnemySMAX@27m_vs_30m"]
+
+
+def all_bench_ids() -> list[str]:
+    """Every registered id, then the extra SMAX maps."""
     import jaxmarl
 
-    return list(jaxmarl.registered_envs)
+    return [*jaxmarl.registered_envs, *EXTRA_BENCH_IDS]
 
 
 def train_suite(overrides: list[str]) -> list[dict]:

@@ -45,7 +45,7 @@ PEERS: dict[str, Peer] = {
     "jaxmarl020": Peer(
         name="jaxmarl020",
         label="JaxMARL 0.2.0",
-        requirements=("jaxmarl==0.2.0",),
+        requirements=("jaxmarl==0.2.0", "brax==0.14.2"),  # brax for its MABrax envs
         worker=BENCHMARKS / "env_throughput.py",
         same_jax=True,
         vectorised=True,
@@ -106,9 +106,14 @@ def ensure_venv(peer: Peer, log: bool = True) -> Path:
     return python
 
 
-def peer_envs(peer: Peer, python: Path | str, candidates: list[str]) -> list[str]:
-    """Which of ``candidates`` the peer has, asked of its own worker."""
+def list_envs(python: Path | str, worker: Path, candidates: list[str]) -> list[str]:
+    """Which of ``candidates`` the library under ``python`` has, asked of ``worker``."""
     out = subprocess.run(
-        [str(python), str(peer.worker), "--list", *candidates], check=True, capture_output=True, text=True
+        [str(python), str(worker), "--list", *candidates], check=True, capture_output=True, text=True
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def peer_envs(peer: Peer, python: Path | str, candidates: list[str]) -> list[str]:
+    """Which of ``candidates`` the peer has, asked of its own worker."""
+    return list_envs(python, peer.worker, candidates)

@@ -137,8 +137,22 @@ def test_bad_arguments_are_refused(capsys):
     with pytest.raises(SystemExit):
         run.parse_args(["--peers", "nope"])
     assert "unknown peer" in capsys.readouterr().err
-    with pytest.raises(SystemExit, match="not registered"):
+    with pytest.raises(SystemExit, match="not in jaxmarl"):
         run.env_suite({**run.MODES["quick"], "envs": ["MPE_simple_sprad_v3"]}, [])
+
+
+def test_bench_ids_name_registered_envs_and_smax_maps():
+    import jaxmarl
+    from benchmarks import env_throughput
+
+    asked = ["MPE_simple_v3", "nope", "HeuristicEnemySMAX@27m_vs_30m", "HeuristicEnemySMAX@28m", "SMAX"]
+    assert env_throughput.available(jaxmarl, asked) == [
+        "MPE_simple_v3",
+        "HeuristicEnemySMAX@27m_vs_30m",
+        "SMAX",
+    ]
+    assert env_throughput.make_env(jaxmarl, "HeuristicEnemySMAX@27m_vs_30m").num_agents == 27
+    assert run.all_bench_ids()[: len(jaxmarl.registered_envs)] == list(jaxmarl.registered_envs)
 
 
 def test_dry_run_writes_results_table_and_plot(tmp_path):
