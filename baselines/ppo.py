@@ -12,6 +12,11 @@ are feed-forward or GRU (``NETWORK: ff | rnn``). Agents with different spaces ar
 to a common shape and masked (``jaxmarl.wrappers.AgentBatcher``), with a one-hot agent id
 appended to the observations so the shared policy can tell them apart.
 
+Environments that report a shaped reward in ``info["shaped_reward"]`` (Overcooked) can
+train on it: with ``REW_SHAPING_HORIZON`` set, it is added to the reward with a
+coefficient annealed linearly from 1 to 0 over that many environment steps (the
+JaxMARL paper's Overcooked training); logged returns stay the environment's own.
+
 Time limits are truncations: when an episode is cut short, the critic's value of the
 state it ended in (``info["final_obs"]`` / ``info["final_state"]``) is added to the last
 reward, so advantages bootstrap correctly instead of treating the cut as an end.
@@ -294,6 +299,7 @@ def make_train(config: dict, progress: Any = None) -> Any:
         what = "NUM_ENVS * num_agents" if recurrent else "NUM_STEPS * NUM_ENVS * num_agents"
         raise ValueError(f"NUM_MINIBATCHES={minibatches} must divide {what} = {batch_axis}")
     mb_size = batch_axis // minibatches  # actors (recurrent) or steps (feed-forward) per minibatch
+    shaping_horizon = float(config.get("REW_SHAPING_HORIZON") or 0)  # env steps; 0: no shaped reward
 
     def schedule(count: jax.Array) -> jax.Array:
         frac = 1.0 - (count // (minibatches * epochs)) / s.num_updates
@@ -329,6 +335,9 @@ def make_train(config: dict, progress: Any = None) -> Any:
             jax.random.split(key_env, num_envs), runner.env_state, env_actions
         )
         reward = to_actors(jax.vmap(batcher.per_agent)(reward))
+        if shaping_horizon > 0:  # the env's info["shaped_reward"], annealed from 1 to 0
+            coef = jnp.maximum(0.0, 1.0 - runner.update * num_steps * num_envs / shaping_horizon)
+            reward = reward + coef * to_actors(jax.vmap(batcher.per_agent)(info["shaped_reward"]))
         agent_done = to_actors(jax.vmap(batcher.per_agent)(done))
         truncated = to_actors(jax.vmap(batcher.per_agent)(info["truncated"]))
         # Bootstrap truncated episodes from the state they ended in.
