@@ -96,6 +96,7 @@ def env_rows(results: dict[str, Any], peer: str) -> list[list[str]]:
     """Rows ``env, N, ours, peer, ratio, compile ours, compile peer`` for one peer."""
     rows = []
     vectorised = results["peers"][peer]["vectorised"]
+    default_steps = results["settings"]["num_steps"]
     for env_id, libs in results["env"].items():
         if peer not in libs:
             continue
@@ -104,7 +105,13 @@ def env_rows(results: dict[str, Any], peer: str) -> list[list[str]]:
         for n in sorted(ours):
             peer_rates = theirs[n] if vectorised else theirs[1]
             ratio = Spread.of(pair_ratios(ours[n], peer_rates))
-            row = [f"`{env_id}`", str(n), fmt(Spread.of(ours[n]).median), fmt(Spread.of(peer_rates).median)]
+            name = f"`{env_id}`"
+            scan_lengths = {
+                r.get("num_steps", default_steps) for rnd in libs[OURS] for r in rnd if r["num_envs"] == n
+            }
+            if scan_lengths != {default_steps}:  # measured with another --num-steps (a merged run)
+                name += f" (T={'/'.join(map(str, sorted(scan_lengths)))})"
+            row = [name, str(n), fmt(Spread.of(ours[n]).median), fmt(Spread.of(peer_rates).median)]
             row.append(fmt_ratio(ratio))
             if vectorised:
                 row += [
@@ -162,7 +169,8 @@ def results_markdown(results: dict[str, Any], plot_dir: str) -> str:
             parts.append(
                 f"### Environment throughput against {spec['label']}\n\n"
                 "Env steps per second, random actions, `N` environments vmapped in one "
-                f"{results['settings']['num_steps']}-step `lax.scan`; median over "
+                f"{results['settings']['num_steps']}-step `lax.scan` (rows marked T=... used "
+                "that many steps); median over "
                 f"{results['settings']['rounds']} interleaved rounds (each the median of "
                 f"{results['settings']['repeats']} timed runs). Ratio = ours / peer per round: "
                 "median (lowest–highest). Compile: seconds to compile the rollout."

@@ -85,6 +85,14 @@ def test_env_rows_report_the_median_of_paired_ratios_not_a_ratio_of_medians():
     ]
 
 
+def test_rows_measured_with_another_scan_length_say_so():
+    results = results_fixture()
+    for rnd in results["env"]["E"]["ours"]:
+        for record in rnd:
+            record["num_steps"] = 200 if record["num_envs"] == 1 else 1000
+    assert [row[0] for row in report.env_rows(results, "jm")] == ["`E` (T=200)", "`E`"]
+
+
 def test_a_loop_peer_is_compared_with_ours_at_every_n():
     rows = report.env_rows(results_fixture(), "loop")
     # N=1000: 8e5/10 = 8e4 and 9e5/20 = 4.5e4 -> median 6.25e4.
