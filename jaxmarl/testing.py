@@ -22,6 +22,7 @@ with the agent, step and batch index where it first happened:
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import jax
@@ -91,6 +92,7 @@ def check_env(
     seed: int = 0,
     expect_random_reset: bool = True,
     check_render: bool = True,
+    compiler_options: dict[str, Any] | None = None,
 ) -> None:
     """Check that ``env`` keeps the jaxmarl environment contract.
 
@@ -103,12 +105,16 @@ def check_env(
         expect_random_reset: whether ``reset`` should give different states for
             different keys (false for environments with a fixed start).
         check_render: whether to require ``env.render(state)`` to return an image.
+        compiler_options: XLA options for every ``jax.jit`` here, e.g.
+            ``{"xla_backend_optimization_level": 0}`` to compile several times faster
+            (the checks run tiny workloads, so compiling is what they cost).
 
     Raises:
         EnvCheckError: listing every violation found.
     """
     problems: list[str] = []
     name = getattr(env, "name", type(env).__name__)
+    jit = functools.partial(jax.jit, compiler_options=compiler_options)
     if not _static_checks(env, problems):
         raise EnvCheckError(name, problems)
     agents: list[str] = env.agents
@@ -122,7 +128,7 @@ def check_env(
 
     # ---------------------------------------------------------------- reset
     try:
-        obs0, state0 = jax.jit(jax.vmap(env.reset))(jax.random.split(key_reset, num_envs))
+        obs0, state0 = jit(jax.vmap(env.reset))(jax.random.split(key_reset, num_envs))
     except Exception as err:
         problems.append(f"reset failed under jit(vmap(...)): {type(err).__name__}: {err}")
         raise EnvCheckError(name, problems) from err
@@ -141,7 +147,7 @@ def check_env(
             problems.append(
                 f"state leaf {jax.tree_util.keystr(path)} is not a JAX array ({type(leaf).__name__})"
             )
-    again = jax.jit(jax.vmap(env.reset))(jax.random.split(key_reset, num_envs))
+    again = jit(jax.vmap(env.reset))(jax.random.split(key_reset, num_envs))
     if not _trees_equal((obs0, state0), again):
         problems.append("reset is not deterministic: the same key gave different states")
     if expect_random_reset and num_envs > 1:
@@ -263,7 +269,7 @@ def check_env(
     if problems:
         raise EnvCheckError(name, problems)
 
-    run = jax.jit(rollout)
+    run = jit(rollout)
     recs = jax.device_get(run(key_roll))
     recs_again = jax.device_get(run(key_roll))
     if not _trees_equal(recs["summary"], recs_again["summary"]):
@@ -305,7 +311,7 @@ def check_env(
 
     if check_render:
         try:
-            frame = np.asarray(jax.jit(env.render)(jax.tree.map(lambda x: x[0], state0)))
+            frame = np.asarray(jit(env.render)(jax.tree.map(lambda x: x[0], state0)))
             if frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[-1] != 3:
                 problems.append(f"render must return uint8 (H, W, 3), got {frame.dtype} {frame.shape}")
         except NotImplementedError as err:

@@ -1,6 +1,7 @@
 """Every registered environment keeps the environment contract (jaxmarl.testing.check_env)."""
 
 import pytest
+from fast_compile import COMPILER_OPTIONS
 
 import jaxmarl
 from jaxmarl.environments.mpe import CONTINUOUS_ACT, DISCRETE_ACT
@@ -11,14 +12,14 @@ MPE_IDS = [e for e in jaxmarl.registered_envs if e.startswith("MPE_")]
 
 @pytest.mark.parametrize("env_id", list(jaxmarl.registered_envs))
 def test_registered_env_passes_check_env(env_id):
-    check_env(jaxmarl.make(env_id), num_envs=8)
+    check_env(jaxmarl.make(env_id), num_envs=8, compiler_options=COMPILER_OPTIONS)
 
 
 @pytest.mark.parametrize("env_id", MPE_IDS)
 def test_mpe_other_action_type_passes_check_env(env_id):
     default = jaxmarl.make(env_id).action_type
     other = CONTINUOUS_ACT if default == DISCRETE_ACT else DISCRETE_ACT
-    check_env(jaxmarl.make(env_id, action_type=other), num_envs=4)
+    check_env(jaxmarl.make(env_id, action_type=other), num_envs=4, compiler_options=COMPILER_OPTIONS)
 
 
 @pytest.mark.parametrize(
@@ -33,4 +34,4 @@ def test_mpe_other_action_type_passes_check_env(env_id):
     ],
 )
 def test_configured_mpe_passes_check_env(env_id, kwargs):
-    check_env(jaxmarl.make(env_id, **kwargs), num_envs=4)
+    check_env(jaxmarl.make(env_id, **kwargs), num_envs=4, compiler_options=COMPILER_OPTIONS)

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from fast_compile import COMPILER_OPTIONS
 
 import jaxmarl
 from jaxmarl.testing import check_env
@@ -76,4 +77,4 @@ def test_spaces(kwargs, shape):
     ],
 )
 def test_configured_coin_game_passes_check_env(kwargs):
-    check_env(jaxmarl.make("coin_game", **kwargs), num_envs=4)
+    check_env(jaxmarl.make("coin_game", **kwargs), num_envs=4, compiler_options=COMPILER_OPTIONS)

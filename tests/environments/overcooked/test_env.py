@@ -6,6 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from fast_compile import COMPILER_OPTIONS
 
 import jaxmarl
 from jaxmarl.environments.overcooked import CLASSIC_LAYOUTS, LayoutError, Overcooked, parse_layout
@@ -115,14 +116,19 @@ def test_resets():
     "name", ["asymmetric_advantages", "coordination_ring", "forced_coordination", "counter_circuit"]
 )
 def test_classic_layouts_pass_check_env(name):
-    check_env(jaxmarl.make("overcooked", layout=name, max_steps=12), num_envs=2, check_render=False)
+    check_env(
+        jaxmarl.make("overcooked", layout=name, max_steps=12),
+        num_envs=2,
+        check_render=False,
+        compiler_options=COMPILER_OPTIONS,
+    )
 
 
 def test_random_reset_interact_rule_passes_check_env():
     env = jaxmarl.make(
         "overcooked", layout="forced_coordination", random_reset=True, cooking="interact", max_steps=20
     )
-    check_env(env, num_envs=4)
+    check_env(env, num_envs=4, compiler_options=COMPILER_OPTIONS)
 
 
 def test_render_draws_the_kitchen():

@@ -4,7 +4,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fast_compile import jit
+from fast_compile import COMPILER_OPTIONS, jit
 
 import jaxmarl
 from jaxmarl.environments.smax import (
@@ -108,7 +108,11 @@ def test_large_scenarios_start_inside_the_map_and_their_spaces(name):
 
 def test_check_env_on_a_generated_scenario():
     # The registered defaults (5 vs 5 marines) run in tests/environments/test_conformance.py.
-    check_env(jaxmarl.make("HeuristicEnemySMAX", scenario="smacv2_5_units", max_steps=20), num_envs=4)
+    check_env(
+        jaxmarl.make("HeuristicEnemySMAX", scenario="smacv2_5_units", max_steps=20),
+        num_envs=4,
+        compiler_options=COMPILER_OPTIONS,
+    )
 
 
 def test_smacv2_generation_is_symmetric():

@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from fast_compile import COMPILER_OPTIONS
 from storm_testutils import FOUR, INTERACT, KEY, MANY, STAY, TWO, actions, get, many_resets, rewards, state
 
 import jaxmarl
@@ -174,4 +175,4 @@ def test_every_action_is_always_available():
     ],
 )
 def test_configurations_pass_check_env(kwargs):
-    check_env(jaxmarl.make("storm_np", **kwargs), num_envs=4)
+    check_env(jaxmarl.make("storm_np", **kwargs), num_envs=4, compiler_options=COMPILER_OPTIONS)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from fast_compile import COMPILER_OPTIONS
 
 import jaxmarl
 from jaxmarl.testing import check_env
@@ -58,4 +59,4 @@ def test_spaces_and_agents():
     ],
 )
 def test_configured_switch_riddle_passes_check_env(kwargs):
-    check_env(jaxmarl.make("switch_riddle", **kwargs), num_envs=4)
+    check_env(jaxmarl.make("switch_riddle", **kwargs), num_envs=4, compiler_options=COMPILER_OPTIONS)
