@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fast_compile import jit
+from fast_compile import COMPILER_OPTIONS, jit
 from hanabi_testutils import table
 
 import jaxmarl
@@ -112,7 +112,7 @@ def test_unknown_keyword_names_the_accepted_ones():
 @pytest.mark.parametrize("kwargs", [{"num_agents": 3}, {"num_agents": 4}, {"num_agents": 5}, NON_DEFAULT])
 def test_check_env(kwargs):
     # The registered 2-player game is checked with every registered env.
-    check_env(jaxmarl.make("hanabi", **kwargs), num_envs=8, num_steps=120)
+    check_env(jaxmarl.make("hanabi", **kwargs), num_envs=8, num_steps=120, compiler_options=COMPILER_OPTIONS)
 
 
 def test_returns_are_final_scores():
