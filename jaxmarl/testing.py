@@ -127,8 +127,9 @@ def check_env(
     key_reset, key_roll, key_fixed = jax.random.split(key, 3)
 
     # ---------------------------------------------------------------- reset
+    reset_batch = jit(jax.vmap(env.reset))  # compiled once, used for every reset below
     try:
-        obs0, state0 = jit(jax.vmap(env.reset))(jax.random.split(key_reset, num_envs))
+        obs0, state0 = reset_batch(jax.random.split(key_reset, num_envs))
     except Exception as err:
         problems.append(f"reset failed under jit(vmap(...)): {type(err).__name__}: {err}")
         raise EnvCheckError(name, problems) from err
@@ -147,7 +148,9 @@ def check_env(
             problems.append(
                 f"state leaf {jax.tree_util.keystr(path)} is not a JAX array ({type(leaf).__name__})"
             )
-    again = jit(jax.vmap(env.reset))(jax.random.split(key_reset, num_envs))
+    if not _trees_equal(obs0, jit(jax.vmap(env.get_obs))(state0)):
+        problems.append("get_obs(state) differs from the observation reset returned with that state")
+    again = reset_batch(jax.random.split(key_reset, num_envs))
     if not _trees_equal((obs0, state0), again):
         problems.append("reset is not deterministic: the same key gave different states")
     if expect_random_reset and num_envs > 1:
@@ -156,8 +159,8 @@ def check_env(
             problems.append("reset ignores its key: every key gave the same state")
 
     # ------------------------------------------------------- rollout checks
-    _, fixed_state = env.reset(key_fixed)
-    fixed_obs = env.get_obs(fixed_state)
+    # The state every auto-reset below goes to (the reset of one key), and its obs.
+    fixed_obs, fixed_state = jax.tree.map(lambda x: x[0], reset_batch(jax.random.split(key_fixed, num_envs)))
 
     def same_tree(x: Any, y: Any) -> jax.Array:
         pairs = zip(jax.tree.leaves(x), jax.tree.leaves(y), strict=True)

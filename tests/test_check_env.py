@@ -43,6 +43,12 @@ class IgnoresKey(CounterEnv):
         return super().reset_env(jax.random.PRNGKey(0))
 
 
+class ResetObsIsNotGetObs(CounterEnv):
+    def reset_env(self, key):
+        obs, state = super().reset_env(key)
+        return {a: o * 0.5 for a, o in obs.items()}, state
+
+
 class NotDeterministic(CounterEnv):
     """Draws its start from NumPy's global RNG through a host callback."""
 
@@ -107,6 +113,7 @@ class BadSpaces(CounterEnv):
         (ObsShapeChanges(), "obs['a'] changes from (2,) float32 at reset to (4,) float32 after a step"),
         (IgnoresKey(), "reset ignores its key"),
         (NotDeterministic(), "reset is not deterministic"),
+        (ResetObsIsNotGetObs(), "get_obs(state) differs from the observation reset returned"),
         (NoAutoReset(), "did not auto-reset"),
         (NeverEnds(), "ran past max_steps=5"),
         (NoLegalAction(), "get_avail_actions()['b'] allows no action at step 1"),
