@@ -23,6 +23,7 @@ import json
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -184,17 +185,37 @@ def merge(old: dict[str, Any], new: dict[str, Any], suites: list[str]) -> dict[s
     """``new``, plus what ``old`` measured that ``new`` did not: other envs, other peers,
     skipped suites. The env table's settings are the new run's if it measured envs."""
     merged = dict(new)
+    for part in (old, new):  # each record keeps the scan length it was measured with
+        stamp_scan_length(part.get("env", {}), part.get("settings", {}).get("num_steps"))
     merged["env"] = {**old.get("env", {}), **new["env"]}
     merged["peers"] = {**old.get("peers", {}), **new["peers"]}
     merged["notes"] = old.get("notes", []) + new.get("notes", [])
     if "env" not in suites:
         merged["settings"] = old.get("settings", new["settings"])
+    lengths = Counter(
+        r["num_steps"]
+        for libs in merged["env"].values()
+        for rounds in libs.values()
+        for rnd in rounds
+        for r in rnd
+    )
+    if lengths:  # the table's stated scan length: the commonest; other rows are marked
+        merged["settings"] = {**merged["settings"], "num_steps": lengths.most_common(1)[0][0]}
     for suite in ("train", "seeds"):
         if suite not in suites:
             merged[suite] = old.get(suite, [])
     if old.get("command"):
         merged["command"] = f"{old['command']}`, then `{new['command']}"
     return merged
+
+
+def stamp_scan_length(env_results: dict[str, dict[str, list]], num_steps: int | None) -> None:
+    """Give every env record without one the scan length of the run that measured it."""
+    for libs in env_results.values():
+        for rounds in libs.values():
+            for rnd in rounds:
+                for record in rnd:
+                    record.setdefault("num_steps", num_steps)
 
 
 def update_docs_page(section: str, page: Path = DOCS_PAGE) -> None:

@@ -149,6 +149,16 @@ def test_bad_arguments_are_refused(capsys):
         run.env_suite({**run.MODES["quick"], "envs": ["MPE_simple_sprad_v3"]}, [])
 
 
+def test_merged_rows_keep_their_scan_length_and_the_commonest_is_the_default():
+    old = results_fixture()  # E and F measured with 1000-step scans (no per-record length)
+    new = results_fixture() | {"env": {"G": {"ours": [[{"num_envs": 1, "steps_per_s": 5.0}]]}}}
+    new["settings"] = {**new["settings"], "num_steps": 200}
+    merged = run.merge(old, new, ["env"])
+    assert merged["settings"]["num_steps"] == 1000
+    assert merged["env"]["G"]["ours"][0][0]["num_steps"] == 200
+    assert merged["env"]["E"]["ours"][0][0]["num_steps"] == 1000
+
+
 def test_bench_ids_name_registered_envs_and_smax_maps():
     import jaxmarl
     from benchmarks import env_throughput
@@ -203,6 +213,7 @@ def test_merge_keeps_what_the_new_run_skipped():
     assert list(merged["env"]) == ["E", "F", "G"]
     assert merged["train"] == [{"family": "qlearning"}]
     assert merged["seeds"] == [{"num_seeds": 1}]
+    assert merged["settings"]["num_steps"] == 1000
     assert (
         merged["command"]
         == "python -m benchmarks.run --test`, then `python -m benchmarks.run --suite train --merge"
