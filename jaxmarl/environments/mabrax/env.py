@@ -26,7 +26,10 @@ environment is built.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
+import re
 import warnings
 from typing import Any
 
@@ -52,13 +55,24 @@ CPU and among the quickest to compile (see docs/environments/mabrax.md)."""
 _CLIPPED_QVEL = {"hopper": 10.0, "walker2d": 10.0}
 
 
+# MuJoCo's MJX prints these to stdout on import when the optional NVIDIA Warp backend is
+# absent; MABrax never uses Warp, so they are dropped (any other output passes through).
+_WARP_NOTICE = re.compile(r"^Failed to import (mujoco_)?warp: ")
+
+
 def _load_brax_envs() -> Any:
+    captured = io.StringIO()
     try:
-        from brax import envs
+        with contextlib.redirect_stdout(captured):
+            from brax import envs
     except ImportError as err:
         raise ImportError(
             'MABrax environments need Brax, an optional dependency: pip install "jaxmarl[brax]"'
         ) from err
+    finally:
+        kept = [line for line in captured.getvalue().splitlines() if not _WARP_NOTICE.match(line)]
+        if kept:
+            print("\n".join(kept))
     return envs
 
 

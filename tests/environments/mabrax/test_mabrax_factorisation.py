@@ -235,3 +235,11 @@ def test_importing_jaxmarl_does_not_import_brax():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert 'pip install "jaxmarl[brax]"' in out.stdout
+
+
+def test_making_a_task_prints_nothing():
+    # MJX prints "Failed to import warp" to stdout on import when NVIDIA Warp is absent;
+    # a user building an env (or a doctest) must not see it.
+    code = "import jaxmarl; jaxmarl.make('hopper_3x1')"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == ""
