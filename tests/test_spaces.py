@@ -63,11 +63,14 @@ def test_box_contains_rejects_outside_wrong_shape_and_nan():
 
 
 def test_box_unbounded_samples_respect_one_sided_bounds():
-    space = Box(np.array([-np.inf, 0.0, -np.inf]), np.array([np.inf, np.inf, 3.0]))
+    space = Box(np.array([-np.inf, 0.0, -np.inf, 2.0]), np.array([np.inf, np.inf, 3.0, 4.0]))
     samples = np.asarray(jax.vmap(space.sample)(KEYS))
     assert np.all(np.isfinite(samples))
     assert np.all(samples[:, 1] >= 0.0) and np.all(samples[:, 2] <= 3.0)
     assert samples[:, 0].min() < 0 < samples[:, 0].max()
+    # the bounded entry of a partly unbounded box is still uniform on its interval
+    assert np.all((samples[:, 3] >= 2.0) & (samples[:, 3] <= 4.0))
+    assert samples[:, 3].min() < 2.5 and samples[:, 3].max() > 3.5
 
 
 def test_box_rejects_low_above_high():

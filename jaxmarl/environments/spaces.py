@@ -145,23 +145,27 @@ class Box(Space):
             raise ValueError(f"Box low must not exceed high (low={low!r}, high={high!r})")
 
     def sample(self, key: jax.Array) -> jax.Array:
-        low, high = jnp.asarray(self.low), jnp.asarray(self.high)
+        """Uniform in ``[low, high]`` where both bounds are finite; ``low`` plus an
+        exponential, ``high`` minus one, or a standard normal where one or both are
+        infinite. The bounds are known when the space is built, so only the draws some
+        entry needs are made (a bounded box costs one uniform draw)."""
         if jnp.issubdtype(self.dtype, jnp.integer):
-            return jax.random.randint(key, self.shape, low, high + 1, dtype=self.dtype)
-        k_u, k_n, k_e = jax.random.split(key, 3)
+            return jax.random.randint(key, self.shape, self.low, jnp.asarray(self.high) + 1, dtype=self.dtype)
         bounded_low, bounded_high = np.isfinite(self.low), np.isfinite(self.high)
-        uniform = jax.random.uniform(
-            k_u,
-            self.shape,
-            self.dtype,
-            jnp.where(bounded_low, low, 0.0),
-            jnp.where(bounded_high, high, 1.0),
-        )
-        normal = jax.random.normal(k_n, self.shape, self.dtype)
-        expo = jax.random.exponential(k_e, self.shape, self.dtype)
-        out = jnp.where(bounded_low & bounded_high, uniform, normal)
-        out = jnp.where(bounded_low & ~bounded_high, low + expo, out)
-        out = jnp.where(~bounded_low & bounded_high, high - expo, out)
+        both = bounded_low & bounded_high
+        if both.all():
+            return jax.random.uniform(key, self.shape, self.dtype, self.low, self.high)
+        k_u, k_n, k_e = jax.random.split(key, 3)
+        out = jax.random.normal(k_n, self.shape, self.dtype)
+        if both.any():
+            uniform = jax.random.uniform(
+                k_u, self.shape, self.dtype, np.where(both, self.low, 0.0), np.where(both, self.high, 1.0)
+            )
+            out = jnp.where(both, uniform, out)
+        if (bounded_low ^ bounded_high).any():
+            expo = jax.random.exponential(k_e, self.shape, self.dtype)
+            out = jnp.where(bounded_low & ~bounded_high, np.where(bounded_low, self.low, 0.0) + expo, out)
+            out = jnp.where(~bounded_low & bounded_high, np.where(bounded_high, self.high, 0.0) - expo, out)
         return out.astype(self.dtype)
 
     def contains(self, x: Any) -> jax.Array:
