@@ -33,6 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxmarl.environments.mpe import constants as C
+from jaxmarl.environments.mpe.geometry import length
 from jaxmarl.environments.mpe.types import State
 from jaxmarl.environments.multi_agent_env import MultiAgentEnv
 from jaxmarl.environments.spaces import Box, Discrete
@@ -291,7 +292,7 @@ class MPEEnv(MultiAgentEnv):
         movable = self.movable[:, None]
         new_pos = p_pos + p_vel * C.DT
         new_vel = p_vel * (1.0 - C.DAMPING) + force / self.mass[:, None] * C.DT
-        speed = jnp.sqrt(jnp.sum(jnp.square(new_vel), axis=-1, keepdims=True))
+        speed = length(new_vel)[:, None]
         max_speed = self.max_speed[:, None]
         new_vel = jnp.where(speed > max_speed, new_vel / speed * max_speed, new_vel)
         return jnp.where(movable, new_pos, p_pos), jnp.where(movable, new_vel, p_vel)
@@ -305,7 +306,7 @@ class MPEEnv(MultiAgentEnv):
         pos = p_pos[idx]
         delta = pos[:, None, :] - pos[None, :, :]
         eye = np.eye(n, dtype=bool)
-        dist = jnp.sqrt(jnp.sum(jnp.square(delta), axis=-1))
+        dist = length(delta)
         dist = jnp.where(eye, 1.0, dist)
         dist_min = self.size[idx][:, None] + self.size[idx][None, :]
         k = C.CONTACT_MARGIN
@@ -318,7 +319,7 @@ class MPEEnv(MultiAgentEnv):
     # ------------------------------------------------------------------- helpers
     def is_collision(self, state: State, i: Any, j: Any) -> jax.Array:
         """Whether entities ``i`` and ``j`` overlap (arrays of indices broadcast)."""
-        dist = jnp.linalg.norm(state.p_pos[i] - state.p_pos[j], axis=-1)
+        dist = length(state.p_pos[i] - state.p_pos[j])
         return dist < self.size[i] + self.size[j]
 
     def to_dict(self, values: jax.Array, agents: Sequence[str] | None = None) -> dict[str, jax.Array]:

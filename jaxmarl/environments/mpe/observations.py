@@ -6,6 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxmarl.environments.mpe.geometry import length
 from jaxmarl.environments.spaces import Box, Space
 
 
@@ -30,7 +31,7 @@ def nearest(origin: jax.Array, points: jax.Array, n: int) -> tuple[jax.Array, np
     if k == 0:
         return jnp.zeros((n,), jnp.int32), np.zeros((n,), bool)
     m = min(n, k)
-    dist = jnp.linalg.norm(points - origin, axis=-1)
+    dist = length(points - origin)
     idx = jnp.argsort(dist)[:m]
     idx = jnp.pad(idx, (0, n - m))
     return idx, np.arange(n) < k

@@ -7,6 +7,7 @@ import jax.numpy as jnp
 
 from jaxmarl.environments.mpe import constants as C
 from jaxmarl.environments.mpe.env import MPEEnv
+from jaxmarl.environments.mpe.geometry import length_sq
 from jaxmarl.environments.mpe.observations import obs_spaces
 from jaxmarl.environments.mpe.types import State
 
@@ -45,4 +46,4 @@ class SimpleMPE(MPEEnv):
         return {"agent_0": obs}
 
     def rewards(self, state: State) -> dict[str, jax.Array]:
-        return {"agent_0": -jnp.sum(jnp.square(state.p_pos[0] - state.p_pos[1]))}
+        return {"agent_0": -length_sq(state.p_pos[0] - state.p_pos[1])}

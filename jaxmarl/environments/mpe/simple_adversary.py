@@ -8,6 +8,7 @@ import numpy as np
 
 from jaxmarl.environments.mpe import constants as C
 from jaxmarl.environments.mpe.env import MPEEnv, check_count
+from jaxmarl.environments.mpe.geometry import length
 from jaxmarl.environments.mpe.observations import obs_spaces, observe_nearest
 from jaxmarl.environments.mpe.types import State
 
@@ -106,7 +107,7 @@ class SimpleAdversaryMPE(MPEEnv):
 
     def rewards(self, state: State) -> dict[str, jax.Array]:
         goal_pos = state.p_pos[self.num_agents + state.goal[0]]
-        dist = jnp.linalg.norm(state.p_pos[: self.num_agents] - goal_pos, axis=-1)
+        dist = length(state.p_pos[: self.num_agents] - goal_pos)
         adv_dist = dist[: self.num_adversaries]
         good_rew = -jnp.min(dist[self.num_adversaries :]) + jnp.sum(adv_dist)
         rew = jnp.concatenate([-adv_dist, jnp.full((self.num_good_agents,), good_rew)])

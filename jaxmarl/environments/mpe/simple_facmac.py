@@ -14,6 +14,7 @@ import numpy as np
 
 from jaxmarl.environments.mpe import constants as C
 from jaxmarl.environments.mpe.env import MPEEnv, check_count
+from jaxmarl.environments.mpe.geometry import length, length_sq
 from jaxmarl.environments.mpe.observations import obs_spaces
 from jaxmarl.environments.mpe.simple_tag import predator_prey_world
 from jaxmarl.environments.mpe.types import State
@@ -109,9 +110,9 @@ class SimpleFacmacMPE(MPEEnv):
         P, S, W = self.num_good_agents, NUM_PREY_SAMPLES, self.num_world_agents
         prey = self._prey
         bits = jax.random.bits(key, (P, S), jnp.uint32)
-        length = jnp.sqrt((bits >> 16).astype(jnp.float32) * (1.0 / 65536))
+        radius = jnp.sqrt((bits >> 16).astype(jnp.float32) * (1.0 / 65536))
         angle = (bits & 0xFFFF).astype(jnp.float32) * (2 * jnp.pi / 65536)
-        move = length[..., None] * jnp.stack([jnp.cos(angle), jnp.sin(angle)], axis=-1)  # (P, S, 2)
+        move = radius[..., None] * jnp.stack([jnp.cos(angle), jnp.sin(angle)], axis=-1)  # (P, S, 2)
         size = jnp.asarray(self.size[:W])
         here = state.p_pos[prey]  # (P, 2)
         dest = here[:, None] + move  # (P, S, 2)
@@ -121,18 +122,18 @@ class SimpleFacmacMPE(MPEEnv):
             reach = size[:A][None, :] + size[prey][:, None]  # (P, A) contact distances
             # Gather the nearest predator's position (2 numbers per prey), not its column
             # of the (S, A) distances (S numbers): a per-sample gather is slow on CPU.
-            nearest = jnp.argmin(jnp.linalg.norm(adv_pos[None] - here[:, None], axis=-1), axis=-1)
+            nearest = jnp.argmin(length_sq(adv_pos[None] - here[:, None]), axis=-1)
             target = adv_pos[nearest]  # (P, 2)
-            dist = jnp.linalg.norm(dest[:, :, None] - adv_pos[None, None], axis=-1)  # (P, S, A)
+            dist = length(dest[:, :, None] - adv_pos[None, None])  # (P, S, A)
             blocked = jnp.any(dist < reach[:, None], axis=-1)
-            score = jnp.linalg.norm(dest - target[:, None], axis=-1)
+            score = length(dest - target[:, None])
         else:
             agent_pos = state.p_pos[:W]
             reach = size[None, :] + size[prey][:, None]  # (P, W)
             others = np.arange(W)[None, :] != prey[:, None]  # (P, W)
             fractions = jnp.arange(1, NUM_WAYPOINTS + 1) / NUM_WAYPOINTS
             waypoints = here[:, None, None] + fractions[None, :, None, None] * move[:, None]  # (P, K, S, 2)
-            dist = jnp.linalg.norm(waypoints[..., None, :] - agent_pos, axis=-1)  # (P, K, S, W)
+            dist = length(waypoints[..., None, :] - agent_pos)  # (P, K, S, W)
             hit = (dist < reach[:, None, None]) & others[:, None, None]
             blocked = jnp.any(hit, axis=(1, 3))
             score = jnp.sum(jnp.where(others[:, None], dist[:, -1], 0.0), axis=-1)
@@ -150,10 +151,10 @@ class SimpleFacmacMPE(MPEEnv):
         prey_rel = state.p_pos[self._prey][None] - pos[:, None, :]  # (A, P, 2)
 
         def hide(rel: jax.Array) -> jax.Array:
-            seen = jnp.linalg.norm(rel, axis=-1, keepdims=True) <= self.view_radius
+            seen = (length(rel) <= self.view_radius)[..., None]
             return jnp.where(seen, rel, 0.0)
 
-        prey_seen = jnp.linalg.norm(prey_rel, axis=-1, keepdims=True) <= self.view_radius
+        prey_seen = (length(prey_rel) <= self.view_radius)[..., None]
         prey_vel = jnp.where(prey_seen, state.p_vel[self._prey][None], 0.0)
         obs = jnp.concatenate(
             [

@@ -8,6 +8,7 @@ import numpy as np
 
 from jaxmarl.environments.mpe import constants as C
 from jaxmarl.environments.mpe.env import MPEEnv
+from jaxmarl.environments.mpe.geometry import length
 from jaxmarl.environments.mpe.observations import obs_spaces
 from jaxmarl.environments.mpe.types import State
 
@@ -76,6 +77,6 @@ class SimplePushMPE(MPEEnv):
 
     def rewards(self, state: State) -> dict[str, jax.Array]:
         goal_pos = state.p_pos[2 + state.goal[0]]
-        agent_dist = jnp.linalg.norm(state.p_pos[1] - goal_pos)
-        adv_dist = jnp.linalg.norm(state.p_pos[0] - goal_pos)
+        agent_dist = length(state.p_pos[1] - goal_pos)
+        adv_dist = length(state.p_pos[0] - goal_pos)
         return {"adversary_0": agent_dist - adv_dist, "agent_0": -agent_dist}

@@ -8,6 +8,7 @@ import numpy as np
 
 from jaxmarl.environments.mpe import constants as C
 from jaxmarl.environments.mpe.env import MPEEnv
+from jaxmarl.environments.mpe.geometry import length
 from jaxmarl.environments.mpe.observations import obs_spaces
 from jaxmarl.environments.mpe.types import State
 
@@ -76,6 +77,6 @@ class SimpleReferenceMPE(MPEEnv):
     def rewards(self, state: State) -> dict[str, jax.Array]:
         other_pos = state.p_pos[jnp.array([1, 0])]
         target_pos = state.p_pos[2 + state.goal]
-        own = -jnp.linalg.norm(other_pos - target_pos, axis=-1)
+        own = -length(other_pos - target_pos)
         rew = jnp.mean(own) * (1.0 - self.local_ratio) + own * self.local_ratio
         return self.to_dict(rew)

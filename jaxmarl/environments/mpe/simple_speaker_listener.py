@@ -9,6 +9,7 @@ import numpy as np
 
 from jaxmarl.environments.mpe import constants as C
 from jaxmarl.environments.mpe.env import MPEEnv
+from jaxmarl.environments.mpe.geometry import length_sq
 from jaxmarl.environments.mpe.observations import obs_spaces
 from jaxmarl.environments.mpe.types import State
 
@@ -65,5 +66,5 @@ class SimpleSpeakerListenerMPE(MPEEnv):
         return {"speaker_0": goal_colour, "listener_0": listener}
 
     def rewards(self, state: State) -> dict[str, jax.Array]:
-        rew = -jnp.sum(jnp.square(state.p_pos[1] - state.p_pos[2 + state.goal[0]]))
+        rew = -length_sq(state.p_pos[1] - state.p_pos[2 + state.goal[0]])
         return {"speaker_0": rew, "listener_0": rew}

@@ -8,6 +8,7 @@ import numpy as np
 
 from jaxmarl.environments.mpe import constants as C
 from jaxmarl.environments.mpe.env import MPEEnv, check_count
+from jaxmarl.environments.mpe.geometry import length
 from jaxmarl.environments.mpe.observations import obs_spaces, observe_nearest
 from jaxmarl.environments.mpe.types import State
 
@@ -102,7 +103,7 @@ class SimpleSpreadMPE(MPEEnv):
     def _landmark_cover(self, state: State) -> jax.Array:
         """Distance from each landmark to its nearest agent, ``(L,)``."""
         N = self.num_agents
-        d = jnp.linalg.norm(state.p_pos[N:, None, :] - state.p_pos[None, :N, :], axis=-1)
+        d = length(state.p_pos[N:, None, :] - state.p_pos[None, :N, :])
         return jnp.min(d, axis=1)
 
     def rewards(self, state: State) -> dict[str, jax.Array]:

@@ -9,6 +9,7 @@ import numpy as np
 
 from jaxmarl.environments.mpe import constants as C
 from jaxmarl.environments.mpe.env import MPEEnv, check_count
+from jaxmarl.environments.mpe.geometry import length
 from jaxmarl.environments.mpe.observations import map_bounds_penalty, obs_spaces
 from jaxmarl.environments.mpe.types import State
 
@@ -153,12 +154,12 @@ class SimpleWorldCommMPE(MPEEnv):
         caught = self.is_collision(state, good[:, None], adv[None, :])  # (G, A)
         good_pos = state.p_pos[good]
         # Adversaries: shaped by the distance to the nearest good agent.
-        adv_to_good = jnp.linalg.norm(state.p_pos[:n_adv, None, :] - good_pos[None], axis=-1)
+        adv_to_good = length(state.p_pos[:n_adv, None, :] - good_pos[None])
         adv_rew = 5.0 * jnp.sum(caught) - 0.1 * jnp.min(adv_to_good, axis=1)
         # Good agents.
         food_pos = state.p_pos[self._food]
         eats = self.is_collision(state, good[:, None], self._food[None, :])
-        food_dist = jnp.linalg.norm(good_pos[:, None, :] - food_pos[None], axis=-1)
+        food_dist = length(good_pos[:, None, :] - food_pos[None])
         good_rew = (
             -5.0 * jnp.sum(caught, axis=1)
             - 2.0 * map_bounds_penalty(good_pos)
