@@ -46,22 +46,47 @@ def pair_ratios(ours: Sequence[float], peer: Sequence[float]) -> list[float]:
     return [o / p for o, p in zip(ours, peer, strict=True)]
 
 
-def run_worker(python: str | Path, script: Path, args: Sequence[str], timeout: float = 1800) -> list[dict]:
-    """Run ``python script args`` and return the JSON objects it printed, one per line."""
+def run_worker(
+    python: str | Path,
+    script: Path,
+    args: Sequence[str],
+    timeout: float = 1800,
+    num_envs: Sequence[int] | None = None,
+) -> list[dict]:
+    """Run ``python script args`` and return the JSON objects it printed, one per line.
+
+    A worker still running after ``timeout`` seconds is stopped. With ``num_envs`` (the
+    values of ``N`` it was asked for, measured in that order), the records it printed
+    before that are kept and every missing ``N`` gets ``{"num_envs": N, "timed_out":
+    True, "limit_s": timeout}``; without it, the timeout is an error."""
     cmd = [str(python), str(script), *args]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop("PYTHONPATH", None)  # never let our package leak into a peer's environment
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired as err:
+        if num_envs is None:
+            raise
+        out = err.stdout or b""
+        records = parse_records(out.decode() if isinstance(out, bytes) else out)
+        done = {int(rec["num_envs"]) for rec in records}
+        return records + [timed_out(n, timeout) for n in num_envs if n not in done]
     if proc.returncode:
         raise RuntimeError(f"worker failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-3000:]}")
-    records = []
-    for line in proc.stdout.splitlines():
-        line = line.strip()
-        if line.startswith("{"):
-            records.append(json.loads(line))
+    records = parse_records(proc.stdout)
     if not records:
         raise RuntimeError(f"worker printed no result: {' '.join(cmd)}\n{proc.stdout[-2000:]}")
     return records
+
+
+def parse_records(stdout: str) -> list[dict]:
+    """The JSON objects a worker printed, one per line (other lines are ignored)."""
+    return [json.loads(line) for line in map(str.strip, stdout.splitlines()) if line.startswith("{")]
+
+
+def timed_out(num_envs: int, limit_s: float) -> dict:
+    """The record of a measurement stopped after ``limit_s`` seconds."""
+    return {"num_envs": num_envs, "timed_out": True, "limit_s": limit_s}
 
 
 def interleave(
@@ -75,18 +100,39 @@ def interleave(
         for name, runner in runners.items():
             records = runner()
             results[name].append(records)
-            rates = ", ".join(f"N={rec['num_envs']}: {rec['steps_per_s']:.3g}" for rec in records)
+            rates = ", ".join(
+                f"N={rec['num_envs']}: "
+                + (
+                    f"timed out ({rec['limit_s']:.0f} s)"
+                    if rec.get("timed_out")
+                    else f"{rec['steps_per_s']:.3g}"
+                )
+                for rec in records
+            )
             log(f"  round {r + 1}/{rounds} {name:>12}: {rates} steps/s")
     return results
 
 
 def by_num_envs(rounds: list[list[dict]], key: str = "steps_per_s") -> dict[int, list[float]]:
-    """``{N: [value of round 0, value of round 1, ...]}`` from a runner's records."""
+    """``{N: [value of round 0, value of round 1, ...]}`` from a runner's records; an
+    ``N`` that timed out in any round is left out (see ``timed_out_ns``)."""
+    stopped = timed_out_ns(rounds)
     out: dict[int, list[float]] = {}
     for records in rounds:
         for rec in records:
-            out.setdefault(int(rec["num_envs"]), []).append(float(rec[key]))
+            if int(rec["num_envs"]) not in stopped:
+                out.setdefault(int(rec["num_envs"]), []).append(float(rec[key]))
     return out
+
+
+def timed_out_ns(rounds: list[list[dict]]) -> dict[int, float]:
+    """``{N: time limit in seconds}`` for every ``N`` stopped in some round."""
+    return {
+        int(rec["num_envs"]): float(rec["limit_s"])
+        for records in rounds
+        for rec in records
+        if rec.get("timed_out")
+    }
 
 
 def our_python() -> str:

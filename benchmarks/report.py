@@ -18,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from benchmarks.harness import Spread, by_num_envs, pair_ratios
+from benchmarks.harness import Spread, by_num_envs, pair_ratios, timed_out_ns
 
 OURS = "ours"
 
@@ -71,6 +71,11 @@ def fmt_seconds(x: float) -> str:
     return "n/a" if x != x else f"{x:.1f}"
 
 
+def fmt_timed_out(limit_s: float) -> str:
+    """The cell of a measurement stopped at its time limit."""
+    return f"timed out ({limit_s:.0f} s)"
+
+
 def fmt_ratio(s: Spread) -> str:
     """``**2.41×** (2.30–2.52)``: median ratio in bold, then the lowest and highest."""
 
@@ -102,15 +107,34 @@ def env_rows(results: dict[str, Any], peer: str) -> list[list[str]]:
             continue
         ours, ours_compile = by_num_envs(libs[OURS]), by_num_envs(libs[OURS], "compile_s")
         theirs, theirs_compile = by_num_envs(libs[peer]), by_num_envs(libs[peer], "compile_s")
-        for n in sorted(ours):
-            peer_rates = theirs[n] if vectorised else theirs[1]
-            ratio = Spread.of(pair_ratios(ours[n], peer_rates))
+        ours_stopped, theirs_stopped = timed_out_ns(libs[OURS]), timed_out_ns(libs[peer])
+        for n in sorted({*ours, *ours_stopped}):
+            peer_n = n if vectorised else 1
             name = f"`{env_id}`"
             scan_lengths = {
                 r.get("num_steps", default_steps) for rnd in libs[OURS] for r in rnd if r["num_envs"] == n
             }
             if scan_lengths != {default_steps}:  # measured with another --num-steps (a merged run)
                 name += f" (T={'/'.join(map(str, sorted(scan_lengths)))})"
+            if n in ours_stopped or peer_n in theirs_stopped:
+                row = [
+                    name,
+                    str(n),
+                    fmt_timed_out(ours_stopped[n]) if n in ours_stopped else fmt(Spread.of(ours[n]).median),
+                    fmt_timed_out(theirs_stopped[peer_n])
+                    if peer_n in theirs_stopped
+                    else fmt(Spread.of(theirs[peer_n]).median),
+                    "n/a",
+                ]
+                if vectorised:
+                    row += [
+                        "n/a" if n in ours_stopped else fmt_seconds(Spread.of(ours_compile[n]).median),
+                        "n/a" if n in theirs_stopped else fmt_seconds(Spread.of(theirs_compile[n]).median),
+                    ]
+                rows.append(row)
+                continue
+            peer_rates = theirs[peer_n]
+            ratio = Spread.of(pair_ratios(ours[n], peer_rates))
             row = [name, str(n), fmt(Spread.of(ours[n]).median), fmt(Spread.of(peer_rates).median)]
             row.append(fmt_ratio(ratio))
             if vectorised:
@@ -173,7 +197,9 @@ def results_markdown(results: dict[str, Any], plot_dir: str) -> str:
                 "that many steps); median over "
                 f"{results['settings']['rounds']} interleaved rounds (each the median of "
                 f"{results['settings']['repeats']} timed runs). Ratio = ours / peer per round: "
-                "median (lowest–highest). Compile: seconds to compile the rollout."
+                "median (lowest–highest). Compile: seconds to compile the rollout. "
+                '"timed out (L s)": the worker (compile, warm-up and timed runs) was '
+                "stopped after L seconds without a result for that `N`."
             )
             header = [
                 "env",
@@ -236,6 +262,8 @@ def plot_env_throughput(results: dict[str, Any], path: Path) -> None:
     for ax, env_id in zip(axes.flat, envs, strict=False):
         for lib, rounds in results["env"][env_id].items():
             rates = by_num_envs(rounds)
+            if not rates:  # every N timed out: nothing to draw
+                continue
             label = "jaxmarl (ours)" if lib == OURS else results["peers"][lib]["label"]
             if lib != OURS and not results["peers"][lib]["vectorised"]:
                 ax.axhline(Spread.of(rates[1]).median, ls="--", color="grey", label=label)

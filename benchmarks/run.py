@@ -18,7 +18,6 @@ the same tables into the results section of ``docs/benchmarks.md``.
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 import sys
@@ -29,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import report
-from benchmarks.harness import interleave, our_python, run_worker
+from benchmarks.harness import interleave, our_python, run_worker, timed_out
 from benchmarks.peers import PEERS, Peer, ensure_venv, list_envs, peer_envs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,6 +46,7 @@ MODES: dict[str, dict[str, Any]] = {
         "train_overrides": ["TOTAL_TIMESTEPS=2e5"],
         "seeds": [1, 4, 16],
         "seed_overrides": ["TOTAL_TIMESTEPS=5e4"],
+        "worker_timeout": 300,
     },
     "full": {
         "envs": None,  # every registered env
@@ -57,6 +57,7 @@ MODES: dict[str, dict[str, Any]] = {
         "train_overrides": [],
         "seeds": [1, 4, 16, 64],
         "seed_overrides": [],
+        "worker_timeout": 3600,
     },
 }
 
@@ -80,6 +81,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, help="timed runs per worker (median kept)")
     parser.add_argument("--seeds", type=int, nargs="+", help="seed counts for the seed-scaling suite")
     parser.add_argument(
+        "--worker-timeout",
+        type=float,
+        help="seconds one env-throughput worker may run (compile, warm-up and timed runs of "
+        "its N values) before it is stopped and its unfinished N values reported as timed out",
+    )
+    parser.add_argument(
         "--train-override", action="append", default=None, help="hydra override for train/seeds"
     )
     parser.add_argument("--out", type=Path, default=BENCHMARKS / "RESULTS.md")
@@ -95,7 +102,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if unknown:
         parser.error(f"unknown peer(s) {unknown}; choose from {sorted(PEERS)}")
     settings = dict(MODES[args.mode])
-    for key in ("num_envs", "num_steps", "rounds", "repeats", "seeds"):
+    for key in ("num_envs", "num_steps", "rounds", "repeats", "seeds", "worker_timeout"):
         if getattr(args, key) is not None:
             settings[key] = getattr(args, key)
     if args.train_override is not None:
@@ -122,23 +129,45 @@ def env_suite(
     has = {peer.name: set(peer_envs(peer, pythons[peer.name], candidates)) for peer in peers}
     common_args = ["--num-steps", str(settings["num_steps"]), "--repeats", str(settings["repeats"]), "--json"]
     results: dict[str, dict[str, list]] = {}
+    timeout = settings.get("worker_timeout", 1800)
     for env_id in candidates:
         env_args = ["--env", env_id, *common_args]
-        n_all = ["--num-envs", *map(str, settings["num_envs"])]
         runners: dict[str, Callable[[], list[dict]]] = {
-            "ours": functools.partial(run_worker, ours, BENCHMARKS / "env_throughput.py", [*env_args, *n_all])
+            "ours": env_runner(
+                ours, BENCHMARKS / "env_throughput.py", env_args, settings["num_envs"], timeout
+            )
         }
         for peer in peers:
             if env_id in has[peer.name]:
-                n_peer = n_all if peer.vectorised else ["--num-envs", "1"]
-                runners[peer.name] = functools.partial(
-                    run_worker, pythons[peer.name], peer.worker, [*env_args, *n_peer]
-                )
+                n_peer = settings["num_envs"] if peer.vectorised else [1]
+                runners[peer.name] = env_runner(pythons[peer.name], peer.worker, env_args, n_peer, timeout)
         print(f"{env_id}: {' vs '.join(runners)}", flush=True)
         results[env_id] = interleave(runners, settings["rounds"], log=lambda line: print(line, flush=True))
         if checkpoint is not None:
             checkpoint(results)
     return results
+
+
+def env_runner(
+    python: str, worker: Path, env_args: list[str], num_envs: list[int], timeout: float
+) -> Callable[[], list[dict]]:
+    """One library's measurement of one env, called once per round. An ``N`` that timed
+    out (and every larger one, measured after it) is not tried again in later rounds:
+    it is reported as timed out with the same limit."""
+    stopped: dict[int, float] = {}
+
+    def call() -> list[dict]:
+        todo = [n for n in num_envs if n not in stopped]
+        records = []
+        if todo:
+            args = [*env_args, "--num-envs", *map(str, todo)]
+            records = run_worker(python, worker, args, timeout=timeout, num_envs=todo)
+        stopped.update((int(r["num_envs"]), float(r["limit_s"])) for r in records if r.get("timed_out"))
+        done = {int(r["num_envs"]) for r in records}
+        records += [timed_out(n, stopped[n]) for n in num_envs if n in stopped and n not in done]
+        return sorted(records, key=lambda r: int(r["num_envs"]))
+
+    return call
 
 
 # Maps measured besides each registered id's default (SMAX's cost grows with the units).

@@ -218,3 +218,47 @@ def test_merge_keeps_what_the_new_run_skipped():
         merged["command"]
         == "python -m benchmarks.run --test`, then `python -m benchmarks.run --suite train --merge"
     )
+
+
+def test_a_worker_past_its_time_limit_keeps_what_it_measured(tmp_path):
+    from benchmarks.harness import run_worker
+
+    worker = tmp_path / "slow_worker.py"
+    worker.write_text(
+        "import json, time\n"
+        "print(json.dumps({'num_envs': 1, 'steps_per_s': 5.0, 'compile_s': 0.1}), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    records = run_worker(sys.executable, worker, [], timeout=3, num_envs=[1, 100, 1000])
+    assert records == [
+        {"num_envs": 1, "steps_per_s": 5.0, "compile_s": 0.1},
+        {"num_envs": 100, "timed_out": True, "limit_s": 3},
+        {"num_envs": 1000, "timed_out": True, "limit_s": 3},
+    ]
+
+
+def test_a_timed_out_n_is_not_tried_again_and_has_no_ratio(monkeypatch):
+    calls = []
+
+    def fake_worker(python, worker, args, timeout, num_envs):
+        calls.append(list(num_envs))
+        if python == "ours":
+            return [{"num_envs": n, "steps_per_s": 10.0 * n, "compile_s": 1.0} for n in num_envs]
+        return [{"num_envs": 1, "steps_per_s": 2.0, "compile_s": 3.0}] + [
+            {"num_envs": n, "timed_out": True, "limit_s": timeout} for n in num_envs if n > 1
+        ]
+
+    monkeypatch.setattr(run, "run_worker", fake_worker)
+    runners = {
+        "ours": run.env_runner("ours", None, [], [1, 100], timeout=60),
+        "jm": run.env_runner("peer", None, [], [1, 100], timeout=60),
+    }
+    out = interleave(runners, rounds=2, log=lambda _: None)
+    assert calls == [[1, 100], [1, 100], [1, 100], [1]]  # the peer's N=100 is not retried
+    assert out["jm"][1][1] == {"num_envs": 100, "timed_out": True, "limit_s": 60.0}
+    results = results_fixture()
+    results["env"] = {"E": out}
+    assert report.env_rows(results, "jm") == [
+        ["`E`", "1", "10", "2", "**5.00×** (5.00–5.00)", "1.0", "3.0"],
+        ["`E`", "100", "1000", "timed out (60 s)", "n/a", "1.0", "n/a"],
+    ]
