@@ -149,7 +149,7 @@ def env_suite(
 
 
 def env_runner(
-    python: str, worker: Path, env_args: list[str], num_envs: list[int], timeout: float
+    python: str | Path, worker: Path, env_args: list[str], num_envs: list[int], timeout: float
 ) -> Callable[[], list[dict]]:
     """One library's measurement of one env, called once per round. An ``N`` that timed
     out (and every larger one, measured after it) is not tried again in later rounds:
