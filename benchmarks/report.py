@@ -97,6 +97,14 @@ def markdown_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def _cell(rates: dict[int, list[float]], stopped: dict[int, float], n: int, show: Any = fmt) -> str:
+    """The median of ``rates[n]`` shown by ``show``; for a timed-out ``n``, the time
+    limit (a throughput cell) or ``n/a`` (a compile-time cell)."""
+    if n in stopped:
+        return fmt_timed_out(stopped[n]) if show is fmt else "n/a"
+    return show(Spread.of(rates[n]).median)
+
+
 def env_rows(results: dict[str, Any], peer: str) -> list[list[str]]:
     """Rows ``env, N, ours, peer, ratio, compile ours, compile peer`` for one peer."""
     rows = []
@@ -116,31 +124,18 @@ def env_rows(results: dict[str, Any], peer: str) -> list[list[str]]:
             }
             if scan_lengths != {default_steps}:  # measured with another --num-steps (a merged run)
                 name += f" (T={'/'.join(map(str, sorted(scan_lengths)))})"
-            if n in ours_stopped or peer_n in theirs_stopped:
-                row = [
-                    name,
-                    str(n),
-                    fmt_timed_out(ours_stopped[n]) if n in ours_stopped else fmt(Spread.of(ours[n]).median),
-                    fmt_timed_out(theirs_stopped[peer_n])
-                    if peer_n in theirs_stopped
-                    else fmt(Spread.of(theirs[peer_n]).median),
-                    "n/a",
-                ]
-                if vectorised:
-                    row += [
-                        "n/a" if n in ours_stopped else fmt_seconds(Spread.of(ours_compile[n]).median),
-                        "n/a" if n in theirs_stopped else fmt_seconds(Spread.of(theirs_compile[n]).median),
-                    ]
-                rows.append(row)
-                continue
-            peer_rates = theirs[peer_n]
-            ratio = Spread.of(pair_ratios(ours[n], peer_rates))
-            row = [name, str(n), fmt(Spread.of(ours[n]).median), fmt(Spread.of(peer_rates).median)]
-            row.append(fmt_ratio(ratio))
+            stopped = n in ours_stopped or peer_n in theirs_stopped
+            row = [
+                name,
+                str(n),
+                _cell(ours, ours_stopped, n),
+                _cell(theirs, theirs_stopped, peer_n),
+                "n/a" if stopped else fmt_ratio(Spread.of(pair_ratios(ours[n], theirs[peer_n]))),
+            ]
             if vectorised:
                 row += [
-                    fmt_seconds(Spread.of(ours_compile[n]).median),
-                    fmt_seconds(Spread.of(theirs_compile[n]).median),
+                    _cell(ours_compile, ours_stopped, n, fmt_seconds),
+                    _cell(theirs_compile, theirs_stopped, n, fmt_seconds),
                 ]
             rows.append(row)
     return rows
