@@ -13,6 +13,8 @@ environment.
 
 An env is named by its registered id, or ``ID@MAP`` for a SMAX map: the env is then
 built with ``scenario=map_name_to_scenario(MAP)`` from the library's own SMAX package.
+Either may end in ``:KEY=VALUE,...``, keyword arguments for ``make``:
+``hopper_3x1:backend=positional``.
 
 This file is also the worker the harness (``python -m benchmarks.run``) runs in each
 library's own virtual environment, so it uses nothing but the API every JaxMARL-style
@@ -33,31 +35,57 @@ import jax
 import jax.numpy as jnp
 
 
-def make_env(jaxmarl: Any, bench_id: str) -> Any:
-    """The env a benchmark id names: ``ID`` or ``ID@MAP`` (a SMAX map name)."""
-    env_id, _, map_name = bench_id.partition("@")
-    if not map_name:
-        return jaxmarl.make(env_id)
-    from jaxmarl.environments.smax import map_name_to_scenario
+def parse_bench_id(bench_id: str) -> tuple[str, str, dict[str, Any]]:
+    """Split ``ID[@MAP][:KEY=VALUE,...]`` into the registered id, the SMAX map name (or
+    ``""``) and the keyword arguments for ``make`` (values read as int, float or bool
+    where they parse as one)."""
+    name, _, options = bench_id.partition(":")
+    env_id, _, map_name = name.partition("@")
+    kwargs: dict[str, Any] = {}
+    for item in filter(None, options.split(",")):
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"bad option {item!r} in benchmark id {bench_id!r}: expected KEY=VALUE")
+        kwargs[key] = _option_value(text)
+    return env_id, map_name, kwargs
 
-    return jaxmarl.make(env_id, scenario=map_name_to_scenario(map_name))
+
+def _option_value(text: str) -> Any:
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def make_env(jaxmarl: Any, bench_id: str) -> Any:
+    """The env a benchmark id names: ``ID``, ``ID@MAP`` (a SMAX map name), either with
+    ``:KEY=VALUE,...`` keyword arguments for ``make`` (``hopper_3x1:backend=positional``)."""
+    env_id, map_name, kwargs = parse_bench_id(bench_id)
+    if map_name:
+        from jaxmarl.environments.smax import map_name_to_scenario
+
+        kwargs["scenario"] = map_name_to_scenario(map_name)
+    return jaxmarl.make(env_id, **kwargs)
 
 
 def available(jaxmarl: Any, bench_ids: list[str]) -> list[str]:
-    """Those of ``bench_ids`` this library has (registered id, and a known map)."""
+    """Those of ``bench_ids`` this library has: a registered id, a known map, and
+    keyword arguments its ``make`` accepts (such ids are built to find out)."""
     registered: Any = jaxmarl.registered_envs  # a sequence; a plain list in JaxMARL 0.2.0
     names = set(registered() if callable(registered) else registered)
     found = []
     for bench_id in bench_ids:
-        env_id, _, map_name = bench_id.partition("@")
+        env_id, map_name, kwargs = parse_bench_id(bench_id)
         if env_id not in names:
             continue
-        if map_name:
+        if map_name or kwargs:
             try:
-                from jaxmarl.environments.smax import map_name_to_scenario
-
-                map_name_to_scenario(map_name)
-            except Exception:  # an unknown map, or no SMAX package at all
+                make_env(jaxmarl, bench_id)
+            except Exception:  # an unknown map or keyword, or no SMAX package at all
                 continue
         found.append(bench_id)
     return found
@@ -142,7 +170,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--env", default="MPE_simple_spread_v3", help="registered id, or ID@MAP for SMAX")
+    parser.add_argument(
+        "--env",
+        default="MPE_simple_spread_v3",
+        help="registered id, ID@MAP for SMAX, either with :KEY=VALUE,... for make",
+    )
     parser.add_argument("--num-envs", type=int, nargs="+", default=[1, 100, 1000])
     parser.add_argument("--num-steps", type=int, default=1000, help="steps per scan (default 1000)")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per setting (median is kept)")

@@ -124,7 +124,10 @@ def env_suite(
     candidates = settings["envs"] or all_bench_ids()
     missing = set(candidates) - set(list_envs(ours, BENCHMARKS / "env_throughput.py", candidates))
     if missing:
-        raise SystemExit(f"not in jaxmarl (an id, or ID@MAP with a known SMAX map): {sorted(missing)}")
+        raise SystemExit(
+            "not in jaxmarl (an id, or ID@MAP with a known SMAX map, then optionally "
+            f":KEY=VALUE,... that make accepts): {sorted(missing)}"
+        )
     pythons = {peer.name: ensure_venv(peer) for peer in peers}
     has = {peer.name: set(peer_envs(peer, pythons[peer.name], candidates)) for peer in peers}
     common_args = ["--num-steps", str(settings["num_steps"]), "--repeats", str(settings["repeats"]), "--json"]

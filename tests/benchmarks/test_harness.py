@@ -173,6 +173,22 @@ def test_bench_ids_name_registered_envs_and_smax_maps():
     assert run.all_bench_ids()[: len(jaxmarl.registered_envs)] == list(jaxmarl.registered_envs)
 
 
+def test_bench_ids_may_pass_keyword_arguments_to_make():
+    import jaxmarl
+    from benchmarks import env_throughput
+
+    assert env_throughput.parse_bench_id("HeuristicEnemySMAX@3m:see_enemy_actions=false,x=1.5,y=a") == (
+        "HeuristicEnemySMAX",
+        "3m",
+        {"see_enemy_actions": False, "x": 1.5, "y": "a"},
+    )
+    assert env_throughput.make_env(jaxmarl, "MPE_simple_v3:max_steps=10").max_steps == 10
+    asked = ["MPE_simple_v3:max_steps=10", "MPE_simple_v3:no_such_keyword=1"]
+    assert env_throughput.available(jaxmarl, asked) == ["MPE_simple_v3:max_steps=10"]
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        env_throughput.parse_bench_id("MPE_simple_v3:max_steps")
+
+
 def test_dry_run_writes_results_table_and_plot(tmp_path):
     out = tmp_path / "RESULTS.md"
     argv = ["--suite", "env", "--envs", "coin_game", "--peers", "self", "--num-envs", "1", "3"]
