@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import datetime
+import html
 import os
 import platform
 from importlib import metadata
@@ -97,6 +98,15 @@ def markdown_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def code(text: str) -> str:
+    """``text`` as inline code in a table cell. A name with a ``|`` (``humanoid_9|8``)
+    becomes ``<code>`` with the pipe as an entity: GitHub would split the cell at a bare
+    pipe even inside backticks, and MkDocs would print an escaped one's backslash."""
+    if "|" not in text:
+        return f"`{text}`"
+    return "<code>" + html.escape(text).replace("|", "&#124;") + "</code>"
+
+
 def _cell(rates: dict[int, list[float]], stopped: dict[int, float], n: int, show: Any = fmt) -> str:
     """The median of ``rates[n]`` shown by ``show``; for a timed-out ``n``, the time
     limit (a throughput cell) or ``n/a`` (a compile-time cell)."""
@@ -118,7 +128,7 @@ def env_rows(results: dict[str, Any], peer: str) -> list[list[str]]:
         ours_stopped, theirs_stopped = timed_out_ns(libs[OURS]), timed_out_ns(libs[peer])
         for n in sorted({*ours, *ours_stopped}):
             peer_n = n if vectorised else 1
-            name = f"`{env_id}`"
+            name = code(env_id)
             scan_lengths = {
                 r.get("num_steps", default_steps) for rnd in libs[OURS] for r in rnd if r["num_envs"] == n
             }

@@ -93,6 +93,15 @@ def test_rows_measured_with_another_scan_length_say_so():
     assert [row[0] for row in report.env_rows(results, "jm")] == ["`E` (T=200)", "`E`"]
 
 
+def test_an_env_name_with_a_pipe_stays_in_its_table_cell():
+    results = results_fixture()
+    results["env"]["humanoid_9|8"] = results["env"].pop("E")
+    rows = report.env_rows(results, "jm")
+    assert rows[0][0] == "<code>humanoid_9&#124;8</code>"
+    table = report.markdown_table(["env", "N", "ours", "peer", "ratio", "c", "c"], rows)
+    assert all(line.count("|") == 8 for line in table.splitlines())
+
+
 def test_a_loop_peer_is_compared_with_ours_at_every_n():
     rows = report.env_rows(results_fixture(), "loop")
     # N=1000: 8e5/10 = 8e4 and 9e5/20 = 4.5e4 -> median 6.25e4.
