@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import time
 from collections import Counter
@@ -266,7 +267,7 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     results: dict[str, Any] = {
         "machine": report.machine_info(),
-        "command": "python -m benchmarks.run " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": "python -m benchmarks.run " + shlex.join(sys.argv[1:] if argv is None else argv),
         "settings": settings,
         "peers": {
             name: {"label": PEERS[name].label, "vectorised": PEERS[name].vectorised} for name in args.peers

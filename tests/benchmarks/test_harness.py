@@ -6,6 +6,7 @@ library as its own peer, so it installs nothing."""
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 
 import pytest
@@ -213,6 +214,7 @@ def test_dry_run_writes_results_table_and_plot(tmp_path):
     assert "4-step `lax.scan`" in text
     assert (tmp_path / "img" / "env_throughput.png").stat().st_size > 10_000
     assert results["machine"]["python"] == ".".join(map(str, sys.version_info[:3]))
+    assert shlex.split(results["command"])[3:] == argv  # pasteable back into a shell
 
 
 def test_train_throughput_counts_every_seed_and_separates_compilation():
