@@ -15,6 +15,7 @@ import datetime
 import html
 import os
 import platform
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -107,11 +108,17 @@ def code(text: str) -> str:
     return "<code>" + html.escape(text).replace("|", "&#124;") + "</code>"
 
 
-def _cell(rates: dict[int, list[float]], stopped: dict[int, float], n: int, show: Any = fmt) -> str:
-    """The median of ``rates[n]`` shown by ``show``; for a timed-out ``n``, the time
-    limit (a throughput cell) or ``n/a`` (a compile-time cell)."""
+def _cell(
+    rates: dict[int, list[float]],
+    stopped: dict[int, float],
+    n: int,
+    show: Callable[[float], str] = fmt,
+    show_stopped: Callable[[float], str] = fmt_timed_out,
+) -> str:
+    """The median of ``rates[n]`` shown by ``show``; for a timed-out ``n``, its time
+    limit shown by ``show_stopped``."""
     if n in stopped:
-        return fmt_timed_out(stopped[n]) if show is fmt else "n/a"
+        return show_stopped(stopped[n])
     return show(Spread.of(rates[n]).median)
 
 
@@ -144,8 +151,8 @@ def env_rows(results: dict[str, Any], peer: str) -> list[list[str]]:
             ]
             if vectorised:
                 row += [
-                    _cell(ours_compile, ours_stopped, n, fmt_seconds),
-                    _cell(theirs_compile, theirs_stopped, n, fmt_seconds),
+                    _cell(ours_compile, ours_stopped, n, fmt_seconds, lambda _: "n/a"),
+                    _cell(theirs_compile, theirs_stopped, n, fmt_seconds, lambda _: "n/a"),
                 ]
             rows.append(row)
     return rows
