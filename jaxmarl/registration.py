@@ -102,12 +102,26 @@ def spec(env_id: str) -> EnvSpec:
         return _REGISTRY[env_id]
     except (KeyError, TypeError):
         pass
-    close = difflib.get_close_matches(str(env_id), list(_REGISTRY), n=3, cutoff=0.6)
+    close = _closest(str(env_id), list(_REGISTRY))
     hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     raise ValueError(
         f"Unknown environment {env_id!r}.{hint} "
         f"See jaxmarl.registered_envs for all {len(_REGISTRY)} registered ids."
     )
+
+
+def _closest(name: str, candidates: list[str], n: int = 3) -> list[str]:
+    """Up to ``n`` candidates closest to ``name``, ignoring case: those equal to it but for
+    case first, then the closest by ``difflib``'s similarity."""
+    by_lower: dict[str, list[str]] = {}
+    for candidate in candidates:
+        by_lower.setdefault(candidate.lower(), []).append(candidate)
+    exact = by_lower.get(name.lower(), [])
+    similar = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.6)
+    out = list(exact)
+    for lower in similar:
+        out += [c for c in by_lower[lower] if c not in out]
+    return out[:n]
 
 
 def _accepted_keywords(factory: Callable[..., Any]) -> list[str] | None:
@@ -150,7 +164,7 @@ def make(env_id: str, **kwargs: Any) -> Any:
         if unknown:
             hints = []
             for name in unknown:
-                close = difflib.get_close_matches(name, accepted, n=1)
+                close = _closest(name, accepted, n=1)
                 hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
             raise TypeError(
                 f"{env_id} got unexpected keyword argument(s) {', '.join(hints)}. "

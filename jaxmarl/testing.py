@@ -17,7 +17,13 @@ with the agent, step and batch index where it first happened:
 - episodes that outlast ``max_steps``, a missing or wrong automatic reset, truncation
   flags, ``info["final_obs"]`` or ``info["final_state"]`` that disagree with ``done``;
 - action masks of the wrong shape or with no legal action;
-- ``get_global_state`` and ``render`` returning the wrong kind of array.
+- ``get_global_state`` and ``render`` returning the wrong kind of array;
+- with ``adversarial`` > 0 (the default), a share of the actions is out of range (discrete
+  values below 0 or past ``n``; continuous NaN, infinities, huge values, values just
+  outside the bounds): the environment must still return finite observations inside
+  their spaces and finite rewards, flag exactly those actions in
+  ``info["invalid_action"]``, and act on the agent's no-op in place of an out-of-range
+  discrete action (see :mod:`jaxmarl.environments.actions`).
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxmarl.environments.multi_agent_env import random_actions
-from jaxmarl.environments.spaces import Discrete, MultiDiscrete
+from jaxmarl.environments.spaces import Box, Discrete, MultiDiscrete, Space
 
 __all__ = ["EnvCheckError", "check_env"]
 
@@ -85,6 +91,42 @@ def _static_checks(env: Any, problems: list[str]) -> bool:
     return ok
 
 
+def adversarial_action(space: Space, key: jax.Array) -> jax.Array:
+    """An action outside ``space``, as a buggy policy might send one.
+
+    ``Discrete(n)``: one of -1, ``n``, a large positive or a large negative integer;
+    ``MultiDiscrete``: such a value in some entries; ``Box``: every entry one of NaN,
+    +-inf, +-1e30 or just outside a finite bound. Other spaces: a sample (in range)."""
+    k_kind, k_value = jax.random.split(key)
+    if isinstance(space, Discrete):
+        choices = jnp.array([-1, space.n, space.n + 1000, -1000], space.dtype)
+        return choices[jax.random.randint(k_kind, (), 0, 4)]
+    if isinstance(space, MultiDiscrete):
+        nvec = jnp.asarray(space.nvec)
+        options = jnp.stack([jnp.full(space.shape, -1), nvec, nvec + 1000]).astype(space.dtype)
+        pick = jax.random.randint(k_kind, space.shape, 0, 4)  # 3: keep an in-range sample
+        bad = jnp.take_along_axis(options, jnp.minimum(pick, 2)[None], 0)[0]
+        bad = jnp.where(pick == 3, space.sample(k_value), bad)
+        return bad.at[0].set(options[1, 0])  # at least one entry out of range
+    if isinstance(space, Box) and jnp.issubdtype(space.dtype, jnp.floating):
+        low = np.where(np.isfinite(space.low), space.low - 1.0, -np.inf)
+        high = np.where(np.isfinite(space.high), space.high + 1.0, np.inf)
+        options = jnp.stack(
+            [
+                jnp.full(space.shape, jnp.nan),
+                jnp.full(space.shape, jnp.inf),
+                jnp.full(space.shape, -jnp.inf),
+                jnp.full(space.shape, 1e30),
+                jnp.full(space.shape, -1e30),
+                jnp.where(jnp.isfinite(low), low, jnp.nan),
+                jnp.where(jnp.isfinite(high), high, jnp.nan),
+            ]
+        ).astype(space.dtype)
+        pick = jax.random.randint(k_kind, space.shape, 0, options.shape[0])
+        return jnp.take_along_axis(options, pick[None], 0)[0]
+    return space.sample(k_value)
+
+
 def check_env(
     env: Any,
     num_envs: int = 8,
@@ -93,6 +135,7 @@ def check_env(
     expect_random_reset: bool = True,
     check_render: bool = True,
     compiler_options: dict[str, Any] | None = None,
+    adversarial: float = 0.25,
 ) -> None:
     """Check that ``env`` keeps the jaxmarl environment contract.
 
@@ -108,6 +151,8 @@ def check_env(
         compiler_options: XLA options for every ``jax.jit`` here, e.g.
             ``{"xla_backend_optimization_level": 0}`` to compile several times faster
             (the checks run tiny workloads, so compiling is what they cost).
+        adversarial: the share of agent-steps whose action is out of range
+            (:func:`adversarial_action`); 0 plays legal random actions only.
 
     Raises:
         EnvCheckError: listing every violation found.
@@ -166,14 +211,32 @@ def check_env(
         pairs = zip(jax.tree.leaves(x), jax.tree.leaves(y), strict=True)
         return jnp.all(jnp.array([jnp.all(a == b) for a, b in pairs]))
 
+    def adversarial_actions(key: jax.Array, actions: dict) -> tuple[dict, dict]:
+        """Replace a share ``adversarial`` of the actions by out-of-range ones; also return
+        which were replaced, ``(num_envs,)`` per agent."""
+        k_use, k_bad = jax.random.split(key)
+        use = jax.random.bernoulli(k_use, adversarial, (len(agents), num_envs))
+        bad_keys = jax.random.split(k_bad, len(agents) * num_envs).reshape(len(agents), num_envs, -1)
+        out, replaced = {}, {}
+        for i, a in enumerate(agents):
+            bad = jax.vmap(functools.partial(adversarial_action, act_spaces[a]))(bad_keys[i])
+            where = use[i].reshape((num_envs,) + (1,) * (bad.ndim - 1))
+            out[a] = jnp.where(where, bad, actions[a].astype(bad.dtype))
+            replaced[a] = use[i] & ~jax.vmap(act_spaces[a].contains)(bad)
+        return out, replaced
+
     def one_step(carry: tuple, key: jax.Array) -> tuple[tuple, dict]:
-        """Step every env with random legal actions; record what to check."""
+        """Step every env with random legal (and, with ``adversarial``, some out-of-range)
+        actions; record what to check."""
         state, since_reset = carry
-        keys = jax.random.split(key, 2 * num_envs)
+        keys = jax.random.split(key, 2 * num_envs + 1)
         masks = jax.vmap(env.get_avail_actions)(state)
         actions = jax.vmap(lambda k, s: random_actions(env, k, s))(keys[:num_envs], state)
+        replaced = {a: jnp.zeros(num_envs, bool) for a in agents}
+        if adversarial > 0:
+            actions, replaced = adversarial_actions(keys[-1], actions)
         step = jax.vmap(lambda k, s, a: env.step(k, s, a, fixed_state))
-        new_obs, new_state, reward, done, info = step(keys[num_envs:], state, actions)
+        new_obs, new_state, reward, done, info = step(keys[num_envs : 2 * num_envs], state, actions)
         since_reset = since_reset + 1
         done_all = done["__all__"]
         reset_ok = jax.vmap(same_tree, in_axes=(0, None))(new_state, fixed_state) & jax.vmap(
@@ -198,6 +261,16 @@ def check_env(
             "final_state_differs": ~done_all & ~jax.vmap(same_tree)(info["final_state"], new_state),
             "summary": jax.tree.map(lambda x: jnp.sum(x.astype(jnp.float32)), (new_obs, reward)),
         }
+        if adversarial > 0:
+            flags = info.get("invalid_action", {})
+            rec["flag_wrong"] = {a: replaced[a] != flags[a] for a in agents if a in flags}
+            rec["flag_missing"] = jnp.asarray(set(flags) != set(agents))
+            sanitised = jax.vmap(lambda a: env.sanitise_actions(a)[0])(actions)
+            rec["not_noop"] = {
+                a: replaced[a] & (sanitised[a] != jnp.asarray(env.noop_action(a), sanitised[a].dtype))
+                for a in agents
+                if isinstance(act_spaces[a], Discrete)
+            }
         since_reset = jnp.where(done_all, 0, since_reset)
         return (new_state, since_reset), rec
 
@@ -269,6 +342,13 @@ def check_env(
     gs = jax.eval_shape(env.get_global_state, jax.tree.map(lambda x: x[0], state0))
     if not hasattr(gs, "shape") or len(gs.shape) != 1:
         problems.append(f"get_global_state must return a 1-d array, got {gs}")
+    if adversarial > 0 and hasattr(env, "noop_action"):
+        for a in agents:
+            noop = env.noop_action(a)
+            if not bool(act_spaces[a].contains(jnp.asarray(noop, act_spaces[a].dtype))):
+                problems.append(
+                    f"noop_action({a!r}) = {noop!r} is outside its action space {act_spaces[a]!r}"
+                )
     if problems:
         raise EnvCheckError(name, problems)
 
@@ -303,6 +383,17 @@ def check_env(
     report(
         recs["final_state_differs"], "info['final_state'] differs from the state although the episode goes on"
     )
+    if adversarial > 0:
+        if np.any(recs["flag_missing"]):
+            problems.append("info['invalid_action'] must flag each agent's action (subclass MultiAgentEnv)")
+        for a in agents:
+            if a in recs["flag_wrong"]:
+                report(
+                    recs["flag_wrong"][a],
+                    f"info['invalid_action'][{a!r}] does not say whether its action was out of range",
+                )
+            if a in recs["not_noop"]:
+                report(recs["not_noop"][a], f"an out-of-range action of {a!r} did not become its no-op")
     report(recs["too_long"], f"an episode ran past max_steps={max_steps} without done['__all__']")
     report(recs["bad_reset"], "after done['__all__'] the env did not auto-reset to the given reset_state")
     report(

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -53,6 +54,18 @@ class CounterEnv(MultiAgentEnv):
     def render(self, state: CounterState) -> jax.Array:
         del state
         return jnp.zeros((4, 4, 3), jnp.uint8)
+
+
+class ScoringCounterEnv(CounterEnv):
+    """``CounterEnv`` reporting two episode metrics: ``hits`` (how many steps agent
+    ``a`` played 1, summed) and ``count`` (the counter on the last step)."""
+
+    episode_metrics: ClassVar[Mapping[str, str]] = {"hits": "sum", "count": "last"}
+
+    def step_env(self, key: jax.Array, state: CounterState, actions: dict[str, jax.Array]) -> Any:
+        obs, state, reward, terminated, info = super().step_env(key, state, actions)
+        info["metrics"] = {"hits": actions["a"].astype(jnp.float32), "count": state.count}
+        return obs, state, reward, terminated, info
 
 
 def ones(env: MultiAgentEnv) -> dict[str, jax.Array]:

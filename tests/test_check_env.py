@@ -105,6 +105,18 @@ class BadSpaces(CounterEnv):
         self.action_spaces = {"a": Discrete(2)}
 
 
+class IgnoresInvalidActions(CounterEnv):
+    """Acts on out-of-range actions as given and never flags them."""
+
+    def sanitise_actions(self, actions):
+        return dict(actions), {a: jnp.array(False) for a in self.agents}
+
+
+class NoopOutsideSpace(CounterEnv):
+    def noop_action(self, agent):
+        return 2
+
+
 @pytest.mark.parametrize(
     ("env", "expected"),
     [
@@ -121,12 +133,22 @@ class BadSpaces(CounterEnv):
         (NoRender(), "render is not implemented"),
         (BadGlobalState(), "get_global_state must return a 1-d array"),
         (BadSpaces(), "env.action_space('b') raised KeyError"),
+        (
+            IgnoresInvalidActions(),
+            "info['invalid_action']['a'] does not say whether its action was out of range",
+        ),
+        (IgnoresInvalidActions(), "an out-of-range action of 'b' did not become its no-op"),
+        (NoopOutsideSpace(), "noop_action('a') = 2 is outside its action space Discrete(2)"),
     ],
     ids=lambda x: type(x).__name__ if not isinstance(x, str) else "",
 )
 def test_violation_is_reported(env, expected):
     found = violations(env)
     assert any(expected in v for v in found), found
+
+
+def test_adversarial_actions_can_be_turned_off():
+    check_env(IgnoresInvalidActions(), num_envs=2, adversarial=0.0)
 
 
 def test_render_check_can_be_disabled():

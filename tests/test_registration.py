@@ -33,6 +33,25 @@ def test_unknown_id_suggests_closest():
         jaxmarl.make("MPE_simple_sprad_v3")
 
 
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("smax", "'SMAX'"),
+        ("Hanabi", "'hanabi'"),
+        ("heuristicenemysmax", "'HeuristicEnemySMAX'"),
+        ("Storm_2P", "'storm_2p'"),
+    ],
+)
+def test_suggestions_ignore_case(typed, meant):
+    with pytest.raises(ValueError, match=f"Did you mean {meant}"):
+        jaxmarl.make(typed)
+
+
+def test_keyword_suggestions_ignore_case():
+    with pytest.raises(TypeError, match="did you mean 'scenario'"):
+        jaxmarl.make("SMAX", Scenario="3m")
+
+
 def test_unknown_id_without_close_match_points_to_registry():
     with pytest.raises(ValueError, match="registered_envs"):
         jaxmarl.make("completely_unknown")

@@ -9,6 +9,14 @@ rules that must be the same everywhere, so no environment re-implements them:
   is given).
 - **Done aggregation.** ``done[agent]`` is true once the agent's episode is over and
   ``done["__all__"]`` when the whole episode is.
+- **Actions are checked.** ``step`` checks, when it is traced, that ``actions`` holds
+  exactly one action per agent with its space's shape and dtype kind, and raises a
+  ``ValueError`` or ``TypeError`` naming the agent and the space otherwise. Values outside
+  the space cannot raise under ``jit``: an out-of-range discrete action acts as the
+  agent's no-op (:meth:`MultiAgentEnv.noop_action`), a continuous one is clipped to its
+  box (NaN entries become the no-op's), and ``info["invalid_action"][agent]`` flags the
+  step (see :mod:`jaxmarl.environments.actions`; ``jaxmarl.wrappers.StrictActions``
+  makes them errors).
 - **Time limits are truncations.** When the environment has a ``max_steps`` and its
   state a ``step`` counter, reaching the limit ends the episode, and
   ``info["truncated"][agent]`` says the episode was cut short rather than terminated,
@@ -22,12 +30,14 @@ new arrays, and run under ``jax.vmap`` and ``jax.lax.scan``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
 
+from jaxmarl.environments import actions as action_rules
 from jaxmarl.environments.spaces import Box, Discrete, MultiDiscrete, Space
 
 __all__ = ["MultiAgentEnv", "random_actions"]
@@ -54,6 +64,16 @@ class MultiAgentEnv:
     - ``get_obs(state)``, and where they apply ``get_avail_actions``,
       ``get_global_state`` and ``render``.
 
+    **Episode metrics.** An environment with numbers users report besides the return
+    (SMAX's win rate, Hanabi's score, Overcooked's deliveries) names them in
+    ``episode_metrics``, each with how a step's value adds up over an episode: ``"sum"``
+    (counts such as deliveries) or ``"last"`` (the value on the episode's last step, such
+    as whether the battle was won). ``step_env`` then returns a float32 scalar for each in
+    ``info["metrics"]``; ``step`` checks the names when it is traced, and
+    :class:`jaxmarl.wrappers.LogWrapper` reports every finished episode's values next to
+    its return, which the baselines write to their metrics file, progress line, plots and
+    evaluation.
+
     Args:
         num_agents: the number of agents.
     """
@@ -62,6 +82,7 @@ class MultiAgentEnv:
     observation_spaces: dict[str, Space]
     action_spaces: dict[str, Space]
     max_steps: int | None = None
+    episode_metrics: ClassVar[Mapping[str, str]] = {}  # name -> "sum" | "last"; see the class docstring
 
     def __init__(self, num_agents: int) -> None:
         self.num_agents = num_agents
@@ -96,9 +117,15 @@ class MultiAgentEnv:
             by agent; ``done["__all__"]`` marks the end of the episode. ``info`` holds
             ``"truncated"`` (per agent: the episode hit the time limit),
             ``"final_obs"`` and ``"final_state"`` (the observation and state before any
-            automatic reset, e.g. to bootstrap a critic at a time limit) besides what
-            the environment adds.
+            automatic reset, e.g. to bootstrap a critic at a time limit) and
+            ``"invalid_action"`` (per agent: the action was outside its space and was
+            replaced, see the class docstring) besides what the environment adds.
+
+        Raises:
+            ValueError, TypeError: when ``step`` is traced, if ``actions`` does not hold
+                exactly one action per agent of its space's shape and dtype kind.
         """
+        actions, invalid = self.sanitise_actions(actions)
         key_step, key_reset = jax.random.split(key)
         obs_step, state_step, reward, terminated, info = self.step_env(key_step, state, actions)
 
@@ -116,7 +143,9 @@ class MultiAgentEnv:
         done["__all__"] = episode_over
         truncated = {a: time_up & ~term_all & ~jnp.asarray(terminated[a], dtype=bool) for a in self.agents}
         info = dict(info)
+        self._check_metrics(info)
         info["truncated"] = truncated
+        info["invalid_action"] = invalid
         info["final_obs"] = obs_step
         info["final_state"] = state_step
 
@@ -129,6 +158,39 @@ class MultiAgentEnv:
         state = jax.tree.map(lambda r, s: jnp.where(episode_over, r, s), state_reset, state_step)
         obs = jax.tree.map(lambda r, s: jnp.where(episode_over, r, s), obs_reset, obs_step)
         return obs, state, reward, done, info
+
+    def _check_metrics(self, info: Info) -> None:
+        """Trace-time check that ``info["metrics"]`` holds exactly ``episode_metrics``."""
+        declared, given = dict(self.episode_metrics), dict(info.get("metrics", {}))
+        bad_rules = {name: rule for name, rule in declared.items() if rule not in ("sum", "last")}
+        if bad_rules or set(declared) != set(given):
+            raise ValueError(
+                f"{self.name}: episode_metrics {declared} must map names to 'sum' or 'last', and step_env "
+                f"must return exactly those names in info['metrics'] (got {sorted(given)})"
+            )
+
+    def sanitise_actions(self, actions: Actions) -> tuple[Actions, dict[str, jax.Array]]:
+        """Check the structure of ``actions`` (raising at trace time) and replace values
+        outside their spaces (see :mod:`jaxmarl.environments.actions`).
+
+        Returns:
+            ``(actions, invalid)``: the actions ``step_env`` receives, in agent order, and
+            per agent whether the given action was outside its space.
+        """
+        spaces = {agent: self.action_space(agent) for agent in self.agents}
+        action_rules.check_structure(self.name, self.agents, spaces, actions)
+        clean, invalid = {}, {}
+        for agent in self.agents:
+            clean[agent], invalid[agent] = action_rules.sanitise(
+                spaces[agent], self.noop_action(agent), jnp.asarray(actions[agent])
+            )
+        return clean, invalid
+
+    def noop_action(self, agent: str) -> Any:
+        """The action that does nothing, used in place of an action outside the space:
+        ``0`` for ``Discrete`` unless the environment says otherwise, zeros for
+        ``MultiDiscrete``, zeros clipped into the bounds for ``Box``."""
+        return action_rules.default_noop(self.action_space(agent))
 
     def observation_space(self, agent: str) -> Space:
         """The observation space of ``agent``."""
@@ -188,8 +250,14 @@ class MultiAgentEnv:
         """Observations of ``state``, keyed by agent."""
         raise NotImplementedError(f"{self.name} must implement get_obs")
 
-    def render(self, state: Any) -> jax.Array:
-        """An RGB image of ``state``, ``uint8`` of shape ``(height, width, 3)``."""
+    def render(self, state: Any, *args: Any, **kwargs: Any) -> jax.Array:
+        """An RGB image of ``state``, ``uint8`` of shape ``(height, width, 3)``.
+
+        Every family takes ``size`` (a Python int, static under ``jit``): the length in
+        pixels of the image's longer side, exact for continuous worlds; grid and table
+        renderers use a whole number of pixels per cell, so their image may be a few
+        pixels smaller. Families may take more keywords (Hanabi: ``player``)."""
+        del args, kwargs
         raise NotImplementedError(f"{self.name} does not implement render")
 
 

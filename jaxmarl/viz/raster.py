@@ -2,14 +2,56 @@
 
 Renderers built on these run under ``jit`` and ``vmap``, so a whole batch of states
 becomes frames in one call, on any device.
+
+Every ``env.render(state, size=...)`` takes the same ``size``: the length in pixels of
+the image's longer side, a Python ``int`` fixed at trace time. Continuous worlds (MPE,
+SMAX, MABrax) draw exactly ``size`` pixels; grid, tile and table renderers draw a whole
+number of pixels per cell (``pixels_per_cell``), the largest for which the longer side
+does not exceed ``size``, so their image may be a few pixels smaller.
 """
 
 from __future__ import annotations
 
+import numbers
+
 import jax
 import jax.numpy as jnp
 
-__all__ = ["blank_canvas", "draw_circles", "to_uint8"]
+__all__ = ["blank_canvas", "check_size", "draw_circles", "pixels_per_cell", "to_uint8"]
+
+
+def check_size(size: object, minimum: int = 1) -> int:
+    """Validate a renderer's ``size`` (the image's longer side in pixels) and return it.
+
+    Args:
+        size: the requested size; must be a Python (or NumPy) integer, not a traced array
+            and not a ``bool``.
+        minimum: the smallest size the renderer can draw.
+
+    Raises:
+        ValueError: when ``size`` is not an integer or is smaller than ``minimum``.
+    """
+    if isinstance(size, bool) or not isinstance(size, numbers.Integral):
+        raise ValueError(
+            f"size must be a positive Python int (the image's longer side in pixels, fixed at "
+            f"trace time), got {size!r} of type {type(size).__name__}"
+        )
+    size = int(size)
+    if size < minimum:
+        if minimum == 1:
+            raise ValueError(f"size must be a positive int (pixels of the image's longer side), got {size}")
+        raise ValueError(
+            f"size={size} is too small for this environment: its image needs at least {minimum} "
+            f"pixels on its longer side (one pixel per cell)"
+        )
+    return size
+
+
+def pixels_per_cell(size: object, cells: int) -> int:
+    """Whole pixels per cell for an image ``cells`` cells long on its longer side: the
+    largest ``p`` with ``p * cells <= size``. Raises ``ValueError`` (see ``check_size``)
+    for a bad ``size`` or one below ``cells``."""
+    return check_size(size, minimum=cells) // cells
 
 
 def blank_canvas(height: int, width: int, colour: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> jax.Array:

@@ -1,4 +1,10 @@
-"""Rollouts to frames to GIF: visualise any environment that implements ``render``."""
+"""Rollouts to frames to GIF: visualise any environment that implements ``render``.
+
+``size`` (``render_states``, ``animate``) is passed to ``env.render(state, size=...)``:
+the length in pixels of each frame's longer side (exact for continuous worlds; grid,
+tile and table renderers use whole pixels per cell, so their frames may be a few pixels
+smaller). ``None`` keeps the environment's default.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxmarl.environments.multi_agent_env import random_actions
+from jaxmarl.viz.raster import check_size
 
 Policy = Callable[[jax.Array, dict[str, jax.Array], Any], dict[str, jax.Array]]
 
@@ -36,7 +43,12 @@ def rollout(env: Any, key: jax.Array, num_steps: int, policy: Policy | None = No
 
     Returns:
         The ``num_steps + 1`` states visited, stacked along a leading axis.
+
+    Raises:
+        ValueError: when ``num_steps`` is not a positive int.
     """
+    if isinstance(num_steps, bool) or not isinstance(num_steps, int) or num_steps < 1:
+        raise ValueError(f"num_steps must be a positive int, got {num_steps!r}")
     policy = random_policy(env) if policy is None else policy
     key, key_reset = jax.random.split(key)
     obs, state = env.reset(key_reset)
@@ -53,8 +65,20 @@ def rollout(env: Any, key: jax.Array, num_steps: int, policy: Policy | None = No
     return jax.tree.map(lambda first, rest: jnp.concatenate([first[None], rest]), state, states)
 
 
-def render_states(env: Any, states: Any, **render_kwargs: Any) -> np.ndarray:
-    """Render stacked states into frames, ``uint8`` of shape ``(T, H, W, 3)``."""
+def render_states(env: Any, states: Any, size: int | None = None, **render_kwargs: Any) -> np.ndarray:
+    """Render stacked states into frames, ``uint8`` of shape ``(T, H, W, 3)``.
+
+    Args:
+        env: the environment.
+        states: states stacked along a leading axis of length ``T`` (as ``rollout``
+            returns them).
+        size: the frames' longer side in pixels, ``max(H, W)`` (grid renderers may come
+            out a few pixels smaller); ``None`` for the environment's default. A
+            ``ValueError`` unless a positive int.
+        **render_kwargs: other keyword arguments of ``env.render`` (Hanabi: ``player``).
+    """
+    if size is not None:
+        render_kwargs["size"] = check_size(size)
     frames = jax.jit(jax.vmap(lambda s: env.render(s, **render_kwargs)))(states)
     return np.asarray(frames)
 
@@ -82,7 +106,14 @@ def animate(
     num_steps: int = 50,
     policy: Policy | None = None,
     fps: int = 10,
+    size: int | None = None,
 ) -> Path:
-    """Roll out ``env`` with ``policy`` (random by default) and save the frames as a GIF."""
+    """Roll out ``env`` with ``policy`` (random by default) and save the frames as a GIF.
+
+    ``size`` is the frames' longer side in pixels (see ``render_states``; ``None``: the
+    environment's default). Returns the GIF's path.
+    """
+    if size is not None:
+        check_size(size)
     states = rollout(env, key, num_steps, policy)
-    return save_gif(render_states(env, states), path, fps=fps)
+    return save_gif(render_states(env, states, size=size), path, fps=fps)

@@ -1,4 +1,5 @@
-"""``LogWrapper``: episode returns and lengths, correct across automatic resets."""
+"""``LogWrapper``: episode returns, lengths and the environment's episode metrics
+(win rate, score ...), correct across automatic resets."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ class LogEnvState:
         episode_lengths: steps taken in this episode, int32 ``()``.
         returned_episode_returns: returns of the last finished episode, ``(num_agents,)``.
         returned_episode_lengths: length of the last finished episode, int32 ``()``.
+        episode_metrics: the environment's episode metrics so far in this episode,
+            name -> float32 ``()`` (empty if it has none).
+        returned_episode_metrics: their values for the last finished episode.
     """
 
     env_state: Any
@@ -29,6 +33,8 @@ class LogEnvState:
     episode_lengths: jax.Array
     returned_episode_returns: jax.Array
     returned_episode_lengths: jax.Array
+    episode_metrics: dict[str, jax.Array] = struct.field(default_factory=dict)
+    returned_episode_metrics: dict[str, jax.Array] = struct.field(default_factory=dict)
 
 
 class LogWrapper(Wrapper):
@@ -38,7 +44,10 @@ class LogWrapper(Wrapper):
 
     - ``"returned_episode"``: true on the step an episode ends;
     - ``"returned_episode_returns"``: each agent's return of the last finished episode;
-    - ``"returned_episode_lengths"``: that episode's length.
+    - ``"returned_episode_lengths"``: that episode's length;
+    - ``"returned_episode_metrics"``: that episode's values of the environment's
+      ``episode_metrics`` (a dict of float32 scalars: summed over the episode or taken
+      from its last step, as the environment declares; empty if it has none).
 
     Until the first episode ends the returned values are 0, so average them only where
     ``returned_episode`` is true, e.g.
@@ -53,12 +62,15 @@ class LogWrapper(Wrapper):
     def reset(self, key: jax.Array) -> tuple[dict[str, jax.Array], LogEnvState]:
         obs, env_state = self._env.reset(key)
         zeros = jnp.zeros((self._env.num_agents,), jnp.float32)
+        no_metrics = {name: jnp.zeros((), jnp.float32) for name in self._metric_rules()}
         state = LogEnvState(
             env_state=env_state,
             episode_returns=zeros,
             episode_lengths=jnp.zeros((), jnp.int32),
             returned_episode_returns=zeros,
             returned_episode_lengths=jnp.zeros((), jnp.int32),
+            episode_metrics=no_metrics,
+            returned_episode_metrics=no_metrics,
         )
         return obs, state
 
@@ -76,12 +88,24 @@ class LogWrapper(Wrapper):
         rewards = jnp.stack([jnp.asarray(reward[a], jnp.float32) for a in agents])
         returns = state.episode_returns + rewards
         lengths = state.episode_lengths + 1
+        step_metrics = info.get("metrics", {})
+        metrics = {
+            name: jnp.asarray(
+                state.episode_metrics[name] + step_metrics[name] if rule == "sum" else step_metrics[name],
+                jnp.float32,
+            )
+            for name, rule in self._metric_rules().items()
+        }
         state = LogEnvState(
             env_state=env_state,
             episode_returns=jnp.where(ep_done, 0.0, returns),
             episode_lengths=jnp.where(ep_done, 0, lengths),
             returned_episode_returns=jnp.where(ep_done, returns, state.returned_episode_returns),
             returned_episode_lengths=jnp.where(ep_done, lengths, state.returned_episode_lengths),
+            episode_metrics={k: jnp.where(ep_done, 0.0, v) for k, v in metrics.items()},
+            returned_episode_metrics={
+                k: jnp.where(ep_done, v, state.returned_episode_metrics[k]) for k, v in metrics.items()
+            },
         )
         n = self._env.num_agents
         info = dict(info)
@@ -92,11 +116,18 @@ class LogWrapper(Wrapper):
                 episode_lengths=lengths,
                 returned_episode_returns=state.returned_episode_returns,
                 returned_episode_lengths=state.returned_episode_lengths,
+                episode_metrics=metrics,
+                returned_episode_metrics=state.returned_episode_metrics,
             )
         info["returned_episode"] = jnp.full((n,), ep_done)
         info["returned_episode_returns"] = state.returned_episode_returns
         info["returned_episode_lengths"] = jnp.full((n,), state.returned_episode_lengths)
+        info["returned_episode_metrics"] = state.returned_episode_metrics
         return obs, state, reward, done, info
+
+    def _metric_rules(self) -> dict[str, str]:
+        """The wrapped environment's ``episode_metrics`` (name -> "sum" | "last")."""
+        return dict(getattr(self._env, "episode_metrics", {}) or {})
 
     def get_obs(self, state: LogEnvState) -> dict[str, jax.Array]:
         return self._env.get_obs(state.env_state)
@@ -107,5 +138,5 @@ class LogWrapper(Wrapper):
     def get_global_state(self, state: LogEnvState) -> jax.Array:
         return self._env.get_global_state(state.env_state)
 
-    def render(self, state: LogEnvState) -> jax.Array:
-        return self._env.render(state.env_state)
+    def render(self, state: LogEnvState, **render_kwargs: Any) -> jax.Array:
+        return self._env.render(state.env_state, **render_kwargs)

@@ -1,4 +1,8 @@
-"""Every registered environment keeps the environment contract (jaxmarl.testing.check_env)."""
+"""Every registered environment keeps the environment contract (jaxmarl.testing.check_env),
+under random legal actions mixed with out-of-range ones (a quarter of the agent-steps: NaN,
+infinities, huge values, values just outside the bounds, discrete values below 0 or past
+n): observations stay finite and inside their spaces, rewards finite, and exactly the
+out-of-range actions are flagged in info["invalid_action"] and replaced by the no-op."""
 
 import pytest
 from fast_compile import COMPILER_OPTIONS

@@ -4,7 +4,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from stub_envs import CounterEnv, ones
+from stub_envs import CounterEnv, ScoringCounterEnv, ones
 
 import jaxmarl
 from jaxmarl.wrappers import LogWrapper, WorldStateWrapper
@@ -28,6 +28,42 @@ def test_log_wrapper_returns_and_lengths_across_resets():
     # Until the first episode ends the returned values are placeholders (masked out).
     np.testing.assert_array_equal(info["returned_episode_returns"][:2], 0.0)
     assert info["returned_episode"].shape == (7, 2)
+
+
+def test_log_wrapper_reports_the_envs_episode_metrics_by_their_rules():
+    env = LogWrapper(ScoringCounterEnv(max_steps=3))
+    _, state = env.reset(jax.random.PRNGKey(0))
+    plays = jnp.array([1, 0, 1, 1, 1, 0, 0], jnp.int32)  # agent a; b always plays 1
+
+    def body(state, x):
+        key, a = x
+        _, state, _, _, info = env.step(key, state, {"a": a, "b": jnp.int32(1)})
+        return state, info
+
+    _, info = jax.lax.scan(body, state, (jax.random.split(jax.random.PRNGKey(1), 7), plays))
+    metrics = jax.tree.map(np.asarray, info["returned_episode_metrics"])
+    # Episodes are steps 0-2 and 3-5; agent a played 1 twice in each ("sum"); "last" is
+    # the counter at the episode's last step: 2 + 1 + 2 = 5, then 2 + 2 + 1 = 5.
+    np.testing.assert_array_equal(metrics["hits"][[2, 5]], [2.0, 2.0])
+    np.testing.assert_array_equal(metrics["count"][[2, 5]], [5.0, 5.0])
+    np.testing.assert_array_equal(metrics["count"][2], info["final_state"].env_state.count[2])
+    np.testing.assert_array_equal(metrics["hits"][:2], 0.0)  # placeholders until an episode ends
+    np.testing.assert_array_equal(metrics["hits"][6], 2.0)  # the last finished episode's value
+
+
+def test_declared_metrics_must_match_what_step_env_returns():
+    class Wrong(ScoringCounterEnv):
+        episode_metrics = {"hits": "sum"}  # noqa: RUF012
+
+    with pytest.raises(ValueError, match=r"must return exactly those names in info\['metrics'\]"):
+        Wrong().step(jax.random.PRNGKey(0), Wrong().reset(jax.random.PRNGKey(0))[1], ones(Wrong()))
+
+    class BadRule(ScoringCounterEnv):
+        episode_metrics = {"hits": "mean", "count": "last"}  # noqa: RUF012
+
+    env = BadRule()
+    with pytest.raises(ValueError, match="must map names to 'sum' or 'last'"):
+        env.step(jax.random.PRNGKey(0), env.reset(jax.random.PRNGKey(0))[1], ones(env))
 
 
 def test_log_wrapper_is_per_env_under_vmap():

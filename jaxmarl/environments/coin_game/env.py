@@ -157,6 +157,11 @@ class CoinGame(MultiAgentEnv):
         state = State(agent_pos=agent_pos, coin_pos=coin_pos, step=jnp.zeros((), jnp.int32))
         return self.get_obs(state), state
 
+    def noop_action(self, agent: str) -> int:
+        """``stay``: what an out-of-range action is replaced by (``info["invalid_action"]``)."""
+        del agent
+        return C.STAY
+
     def step_env(
         self, key: jax.Array, state: State, actions: dict[str, jax.Array]
     ) -> tuple[dict[str, jax.Array], State, dict[str, jax.Array], dict[str, jax.Array], dict]:
@@ -220,16 +225,25 @@ class CoinGame(MultiAgentEnv):
         progress = (state.step % self.num_inner_steps) / self.num_inner_steps
         return jnp.concatenate([grid, jnp.asarray(progress, jnp.float32)[None]])
 
-    def render(self, state: State, cell_size: int = 48) -> jax.Array:
-        """Draw the grid as an RGB ``uint8`` image ``(G * cell_size, G * cell_size, 3)``:
-        players as squares (halved when they share a cell), coins as discs in a lighter
-        shade of their owner's colour; row 0 at the bottom, so "up" is up.
+    def render(self, state: State, size: int = 144) -> jax.Array:
+        """Draw the grid as an RGB ``uint8`` image: players as squares (halved when they
+        share a cell), coins as discs in a lighter shade of their owner's colour; row 0 at
+        the bottom, so "up" is up.
+
+        Args:
+            state: the state.
+            size: the image's side in pixels, a Python ``int`` fixed at trace time. Each
+                of the ``G`` cells per side gets ``c = size // G`` whole pixels, so the
+                image is ``(G * c, G * c, 3)``, up to ``G - 1`` pixels smaller than
+                ``size`` (the default draws 48-pixel cells on the 3 x 3 grid).
+                ``ValueError`` unless ``size >= G``.
 
         Pure JAX, so a batch of states renders with ``jax.vmap``.
         """
         from jaxmarl.environments.coin_game.viewer import render_grid
+        from jaxmarl.viz.raster import pixels_per_cell
 
-        return render_grid(state, self.grid_size, cell_size)
+        return render_grid(state, self.grid_size, pixels_per_cell(size, self.grid_size))
 
     # ------------------------------------------------------------------- helpers
     def _grids(self, cells: jax.Array) -> jax.Array:

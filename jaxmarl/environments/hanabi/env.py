@@ -25,7 +25,8 @@ One move of the current player ``p`` (``step_env``):
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -144,6 +145,8 @@ class Hanabi(MultiAgentEnv):
     Raises:
         ValueError: for a value out of range, or hands that need more cards than the deck.
     """
+
+    episode_metrics: ClassVar[Mapping[str, str]] = {"score": "last"}  # HLE's score at the end of the game
 
     def __init__(
         self,
@@ -308,6 +311,11 @@ class Hanabi(MultiAgentEnv):
             terminal=terminal,
         )
 
+    def noop_action(self, agent: str) -> int:
+        """the no-op move: what an out-of-range action is replaced by (``info["invalid_action"]``)."""
+        del agent
+        return self.noop
+
     def step_env(
         self, key: jax.Array, state: State, actions: dict[str, jax.Array]
     ) -> tuple[dict[str, jax.Array], State, dict[str, jax.Array], dict[str, jax.Array], dict[str, Any]]:
@@ -322,7 +330,8 @@ class Hanabi(MultiAgentEnv):
         rewards = {agent: reward for agent in self.agents}
         terminated = {agent: new_state.terminal for agent in self.agents}
         terminated["__all__"] = new_state.terminal
-        return obs, new_state, rewards, terminated, {}
+        metrics = {"score": self.score(new_state).astype(jnp.float32)}
+        return obs, new_state, rewards, terminated, {"metrics": metrics}
 
     # ------------------------------------------------------------ observations
     def get_obs(self, state: State) -> dict[str, jax.Array]:
@@ -343,12 +352,23 @@ class Hanabi(MultiAgentEnv):
         together they show every card, and each player's knowledge."""
         return self.encoder.encode(state).reshape(-1)
 
-    def render(self, state: State, player: int = 0, scale: int = 4) -> jax.Array:
+    def render(self, state: State, player: int = 0, size: int = 360) -> jax.Array:
         """The table from ``player``'s view as an RGB image, uint8 ``(H, W, 3)``; see
-        :func:`jaxmarl.environments.hanabi.viewer.render_table`."""
+        :func:`jaxmarl.environments.hanabi.viewer.render_table`.
+
+        Args:
+            state: the state.
+            player: the viewer (its own cards are hidden), an int or int32 scalar.
+            size: the image's longer side in pixels, a Python ``int`` fixed at trace time.
+                The table is laid out in units (89 wide and 64 high for 2 players, 14
+                higher per extra player); with ``L`` units on the longer side each unit
+                gets ``size // L`` whole pixels, so the image may be up to ``L - 1``
+                pixels short of ``size`` (the default draws 4 pixels per unit,
+                ``(256, 356, 3)`` for 2 players). ``ValueError`` unless ``size >= L``.
+        """
         from jaxmarl.environments.hanabi.viewer import render_table
 
-        return render_table(state, self.config, player, scale)
+        return render_table(state, self.config, player, size)
 
     def render_text(self, state: State, player: int | None = None) -> str:
         """The table as text, from ``player``'s view (``None``: every card shown); see

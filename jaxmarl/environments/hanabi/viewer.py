@@ -22,11 +22,11 @@ import numpy as np
 
 from jaxmarl.environments.hanabi import constants as C
 from jaxmarl.environments.hanabi.types import GameConfig, State
-from jaxmarl.viz.raster import to_uint8
+from jaxmarl.viz.raster import pixels_per_cell, to_uint8
 
-__all__ = ["card_text", "render_table", "table_text"]
+__all__ = ["card_text", "render_table", "table_text", "table_units"]
 
-_CARD_W, _CARD_H, _GAP = 8, 12, 2  # in layout units (``scale`` pixels each)
+_CARD_W, _CARD_H, _GAP = 8, 12, 2  # in layout units (``scale`` whole pixels each)
 _MAX_PIPS = 5
 
 
@@ -80,20 +80,29 @@ def _layout(config: GameConfig) -> tuple[np.ndarray, dict[str, slice], tuple[int
     return np.asarray(rects, np.int32), groups, (width, height)
 
 
-def render_table(state: State, config: GameConfig, player: int = 0, scale: int = 4) -> jax.Array:
+def table_units(config: GameConfig) -> tuple[int, int]:
+    """The table's ``(width, height)`` in layout units for the game variant."""
+    return _layout(config)[2]
+
+
+def render_table(state: State, config: GameConfig, player: int = 0, size: int = 360) -> jax.Array:
     """Draw the table as ``player`` sees it.
 
     Args:
         state: the state.
         config: the game variant.
         player: the viewer (its own cards are hidden), an int or int32 scalar.
-        scale: pixels per layout unit.
+        size: the image's longer side in pixels, a Python ``int``. Each layout unit gets
+            ``scale = size // L`` whole pixels, ``L`` being the longer side of the layout
+            in units (``table_units``), so the image may be up to ``L - 1`` pixels short
+            of ``size``. ``ValueError`` unless ``size >= L``.
 
     Returns:
-        uint8 ``(height, width, 3)``.
+        uint8 ``(height * scale, width * scale, 3)``, ``(width, height)`` in units.
     """
     n, h, r = config.num_agents, config.hand_size, config.num_ranks
     rects, groups, (width, height) = _layout(config)
+    scale = pixels_per_cell(size, max(width, height))
     k = len(rects)
     # Static per-pixel maps: which rectangle, and where inside it (u, v in [0, 1)).
     slot = np.full((height * scale, width * scale), k, np.int32)

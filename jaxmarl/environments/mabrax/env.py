@@ -261,9 +261,14 @@ class MABrax(MultiAgentEnv):
         """The single-agent Brax observation ``(obs_size,)``: the full robot state."""
         return self.brax_state(state).obs
 
-    def render(self, state: State) -> jax.Array:
+    def render(self, state: State, size: int = 200) -> jax.Array:
         """A side view (x right, z up) of the robot, each limb in its agent's colour,
-        ``uint8`` ``(200, 200, 3)``."""
-        from jaxmarl.environments.mabrax.viewer import render_side_view
+        ``uint8`` ``(size, size, 3)``.
 
-        return render_side_view(self, state)
+        ``size`` is the image's longer side in pixels (here both sides: the view is
+        square and its scale grows with it; 200 pixels span 3 m), a Python ``int`` fixed
+        at trace time; ``ValueError`` unless positive."""
+        from jaxmarl.environments.mabrax.viewer import render_side_view
+        from jaxmarl.viz.raster import check_size
+
+        return render_side_view(self, state, check_size(size))

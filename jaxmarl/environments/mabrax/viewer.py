@@ -1,7 +1,8 @@
 """A pure-JAX side view of a MABrax robot: each body's origin is a dot and each body is
 drawn as a line of dots from its origin to its children's, coloured by the agent whose
 joint moves it (grey: the root and bodies no agent moves), over a ground band. The
-camera follows the root body; one pixel is 1.5 cm."""
+camera follows the root body. The image is square, ``size`` pixels a side; everything
+scales with it (at the default 200 pixels, one pixel is 1.5 cm and the view spans 3 m)."""
 
 from __future__ import annotations
 
@@ -20,8 +21,11 @@ if TYPE_CHECKING:
 __all__ = ["render_side_view"]
 
 SIZE = 200
+"""Default image side in pixels."""
 PIXELS_PER_METRE = 66.0
-GROUND_ROW = SIZE - 30
+"""Pixels per metre at ``SIZE``; scaled by ``size / SIZE`` for other sizes."""
+GROUND_FRACTION = 0.85
+"""Height of the ground line, as a fraction of the image from the top."""
 DOTS_PER_LIMB = 10
 AGENT_COLOURS = np.array(
     [
@@ -52,26 +56,33 @@ def _limbs(env: MABrax) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     return children, limb_parents, colour[limb_parents], colour
 
 
-def render_side_view(env: MABrax, state: State) -> jax.Array:
-    """``uint8`` ``(200, 200, 3)`` image of ``state`` seen from the side (x-z plane)."""
+def render_side_view(env: MABrax, state: State, size: int = SIZE) -> jax.Array:
+    """``uint8`` ``(size, size, 3)`` image of ``state`` seen from the side (x-z plane).
+
+    ``size`` (a Python ``int``) is the side of the square image in pixels; the scale,
+    the ground line and the dots grow with it."""
     children, parents, colours, link_colours = _limbs(env)
+    zoom = size / SIZE
+    pixels_per_metre = PIXELS_PER_METRE * zoom
+    ground_row = round(GROUND_FRACTION * size)
     pos = env.brax_state(state).pipeline_state.x.pos  # (num_links, 3)
     t = jnp.linspace(0.0, 1.0, DOTS_PER_LIMB)[None, :, None]
     dots = pos[parents][:, None, :] * (1 - t) + pos[children][:, None, :] * t  # (limbs, dots, 3)
     dots = dots.reshape(-1, 3)
     root_x = pos[0, 0]
     pixels = jnp.stack(
-        [SIZE / 2 + (dots[:, 0] - root_x) * PIXELS_PER_METRE, GROUND_ROW - dots[:, 2] * PIXELS_PER_METRE], -1
+        [size / 2 + (dots[:, 0] - root_x) * pixels_per_metre, ground_row - dots[:, 2] * pixels_per_metre], -1
     )
     origins = jnp.stack(
-        [SIZE / 2 + (pos[:, 0] - root_x) * PIXELS_PER_METRE, GROUND_ROW - pos[:, 2] * PIXELS_PER_METRE], -1
+        [size / 2 + (pos[:, 0] - root_x) * pixels_per_metre, ground_row - pos[:, 2] * pixels_per_metre], -1
     )
     centres = jnp.concatenate([pixels, origins])
     radii = np.concatenate([np.full(len(pixels), 3.0), np.full(len(link_colours), 5.0)])
     radii[len(pixels)] = 7.0  # the root
+    radii = radii * zoom
     dot_colours = np.concatenate([np.repeat(colours, DOTS_PER_LIMB, axis=0), link_colours])
-    canvas = blank_canvas(SIZE, SIZE, (0.93, 0.95, 1.0))
-    rows = jnp.arange(SIZE)[:, None, None]
-    canvas = jnp.where(rows >= GROUND_ROW, jnp.array([0.75, 0.72, 0.65]), canvas)
+    canvas = blank_canvas(size, size, (0.93, 0.95, 1.0))
+    rows = jnp.arange(size)[:, None, None]
+    canvas = jnp.where(rows >= ground_row, jnp.array([0.75, 0.72, 0.65]), canvas)
     canvas = draw_circles(canvas, centres, jnp.asarray(radii), jnp.asarray(dot_colours), outline=0.0)
     return to_uint8(canvas)

@@ -245,11 +245,18 @@ class MPEEnv(MultiAgentEnv):
     def render(self, state: State, size: int = 400) -> jax.Array:
         """Draw the world as an RGB ``uint8`` image of shape ``(size, size, 3)``.
 
+        Args:
+            state: the state.
+            size: the image's longer side in pixels (here both sides: the image is
+                square), a Python ``int`` fixed at trace time; ``ValueError`` unless
+                positive.
+
         Pure JAX, so a batch of states renders with ``jax.vmap``.
         """
         from jaxmarl.environments.mpe.viewer import render_world
+        from jaxmarl.viz.raster import check_size
 
-        return render_world(state.p_pos, self.size, self.entity_colours(state), size)
+        return render_world(state.p_pos, self.size, self.entity_colours(state), check_size(size))
 
     # ----------------------------------------------------------------- mechanics
     def decode_actions(self, actions: dict[str, jax.Array]) -> tuple[jax.Array, jax.Array]:

@@ -31,7 +31,8 @@ One transition (``step_env``):
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from typing import Any, ClassVar, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -121,6 +122,8 @@ class Overcooked(MultiAgentEnv):
         LayoutError: for an unknown layout name or a malformed ASCII layout.
         ValueError: for another bad keyword.
     """
+
+    episode_metrics: ClassVar[Mapping[str, str]] = {"deliveries": "sum"}  # soups served in the episode
 
     def __init__(
         self,
@@ -310,6 +313,11 @@ class Overcooked(MultiAgentEnv):
         )
         return next_state, sparse, shaped
 
+    def noop_action(self, agent: str) -> int:
+        """``stay``: what an out-of-range action is replaced by (``info["invalid_action"]``)."""
+        del agent
+        return C.STAY
+
     def step_env(
         self, key: jax.Array, state: State, actions: dict[str, jax.Array]
     ) -> tuple[dict[str, jax.Array], State, dict[str, jax.Array], dict[str, jax.Array], dict[str, Any]]:
@@ -323,6 +331,7 @@ class Overcooked(MultiAgentEnv):
         info = {
             "shaped_reward": {a: shaped[i] for i, a in enumerate(self.agents)},
             "sparse_reward": {a: sparse[i] for i, a in enumerate(self.agents)},
+            "metrics": {"deliveries": jnp.sum(sparse > 0).astype(jnp.float32)},
         }
         return self.get_obs(state), state, rewards, terminated, info
 
@@ -340,9 +349,19 @@ class Overcooked(MultiAgentEnv):
         observable), flattened to float32 ``(height * width * 26,)``."""
         return self.encode(state)[0].reshape(-1).astype(jnp.float32)
 
-    def render(self, state: State, tile_size: int = 32) -> jax.Array:
-        """An RGB image of the kitchen, uint8 ``(height * tile_size, width * tile_size, 3)``;
-        see :mod:`jaxmarl.environments.overcooked.viewer`."""
-        from jaxmarl.environments.overcooked.viewer import render_kitchen
+    def render(self, state: State, size: int = 160) -> jax.Array:
+        """An RGB image of the kitchen; see :mod:`jaxmarl.environments.overcooked.viewer`.
 
-        return render_kitchen(state, self.layout, tile_size)
+        Args:
+            state: the state.
+            size: the image's longer side in pixels, a Python ``int`` fixed at trace time.
+                Each tile gets ``t = size // max(height, width)`` whole pixels, so the
+                image is uint8 ``(height * t, width * t, 3)``, up to ``max(height, width)
+                - 1`` pixels short of ``size`` (the default draws ``cramped_room`` with
+                32-pixel tiles). ``ValueError`` unless ``size >= max(height, width)``.
+        """
+        from jaxmarl.environments.overcooked.viewer import render_kitchen
+        from jaxmarl.viz.raster import pixels_per_cell
+
+        tile = pixels_per_cell(size, max(self.layout.height, self.layout.width))
+        return render_kitchen(state, self.layout, tile)

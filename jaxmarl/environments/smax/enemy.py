@@ -12,8 +12,8 @@ Both take every keyword of :class:`SMAX` and forward unknown attributes to it.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -36,6 +36,10 @@ class EnemySMAX(MultiAgentEnv):
     Agents are ``ally_0 ...`` only; spaces, observations, rewards and the episode are
     those of :class:`SMAX` for the allies. ``state.battle`` is the SMAX state.
     """
+
+    episode_metrics: ClassVar[Mapping[str, str]] = {
+        "win_rate": "last"
+    }  # 1 if the allies won the battle, else 0
 
     def __init__(self, **env_kwargs: Any) -> None:
         accepted = [p for p in inspect.signature(SMAX).parameters]
@@ -83,6 +87,10 @@ class EnemySMAX(MultiAgentEnv):
         state = EnemyState(battle=battle, policy=self.enemy_policy_init(key_policy, battle), step=battle.step)
         return self.get_obs(state), state
 
+    def noop_action(self, agent: str) -> int:
+        """``stop``: what an out-of-range action is replaced by (``info["invalid_action"]``)."""
+        return self._env.noop_action(agent)
+
     def step_env(
         self, key: jax.Array, state: EnemyState, actions: dict[str, jax.Array]
     ) -> tuple[dict[str, jax.Array], EnemyState, dict[str, jax.Array], dict[str, jax.Array], dict[str, Any]]:
@@ -118,7 +126,9 @@ class EnemySMAX(MultiAgentEnv):
         return self._env.get_global_state(state.battle)
 
     def render(self, state: EnemyState, size: int = 400) -> jax.Array:
-        return self._env.render(state.battle, size)
+        """The battle as an RGB image, uint8 ``(size, size, 3)``; ``size`` is the image's
+        longer side in pixels (see :meth:`SMAX.render`)."""
+        return self._env.render(state.battle, size=size)
 
 
 class HeuristicEnemySMAX(EnemySMAX):

@@ -9,7 +9,8 @@ made exact where the paper is silent by following JaxMARL's SMAX. The dynamics a
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -115,6 +116,10 @@ class SMAX(MultiAgentEnv):
     Raises:
         ValueError: for an unknown scenario name (listing the known ones) or a bad value.
     """
+
+    episode_metrics: ClassVar[Mapping[str, str]] = {
+        "win_rate": "last"
+    }  # 1 if the allies (team 0) won the battle, else 0
 
     def __init__(
         self,
@@ -242,6 +247,11 @@ class SMAX(MultiAgentEnv):
             reward = damage + self.won_battle_bonus * won.astype(jnp.float32)
         return new, reward, allies_dead | enemies_dead, won
 
+    def noop_action(self, agent: str) -> int:
+        """``stop``: what an out-of-range action is replaced by (``info["invalid_action"]``)."""
+        del agent
+        return C.STOP
+
     def step_env(
         self, key: jax.Array, state: State, actions: dict[str, jax.Array]
     ) -> tuple[dict[str, jax.Array], State, dict[str, jax.Array], dict[str, jax.Array], dict[str, Any]]:
@@ -261,7 +271,7 @@ class SMAX(MultiAgentEnv):
         dead = ~new.alive[units]
         terminated = {a: dead[i] for i, a in enumerate(names)}
         terminated["__all__"] = over
-        info = {"won": won[team]}
+        info = {"won": won[team], "metrics": {"win_rate": won[0].astype(jnp.float32)}}
         return obs, new, rewards, terminated, info
 
     # ------------------------------------------------------------ observations
@@ -285,7 +295,12 @@ class SMAX(MultiAgentEnv):
 
     def render(self, state: State, size: int = 400) -> jax.Array:
         """The battle as an RGB image, uint8 ``(size, size, 3)``: units as discs coloured by
-        team and type with health bars, lines from attackers to the units they hit."""
-        from jaxmarl.environments.smax.viewer import render_battle
+        team and type with health bars, lines from attackers to the units they hit.
 
-        return render_battle(state, self.rules, size)
+        ``size`` is the image's longer side in pixels (here both sides: the map's longer
+        side spans the square), a Python ``int`` fixed at trace time; ``ValueError``
+        unless positive."""
+        from jaxmarl.environments.smax.viewer import render_battle
+        from jaxmarl.viz.raster import check_size
+
+        return render_battle(state, self.rules, check_size(size))

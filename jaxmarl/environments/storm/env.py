@@ -327,6 +327,11 @@ class STORM(MultiAgentEnv):
             payoff = matrix[jnp.where(is_row, 0, 1), row, col]
         return jnp.where(partner >= 0, payoff, 0.0)
 
+    def noop_action(self, agent: str) -> int:
+        """``stay``: what an out-of-range action is replaced by (``info["invalid_action"]``)."""
+        del agent
+        return C.STAY
+
     def step_env(
         self, key: jax.Array, state: State, actions: dict[str, jax.Array]
     ) -> tuple[dict[str, jax.Array], State, dict[str, jax.Array], dict[str, jax.Array], dict[str, Any]]:
@@ -418,6 +423,17 @@ class STORM(MultiAgentEnv):
         :func:`jaxmarl.environments.storm.observations.global_state`."""
         return global_state(state, self.grid_size, self.num_inner_steps)
 
-    def render(self, state: State, tile_size: int = 32) -> jax.Array:
-        """The grid as an RGB image, uint8 ``(grid_size * tile_size, grid_size * tile_size, 3)``."""
-        return render_grid(state, self.grid_size, self.colours, tile_size)
+    def render(self, state: State, size: int = 256) -> jax.Array:
+        """The grid as an RGB image; see :mod:`jaxmarl.environments.storm.viewer`.
+
+        Args:
+            state: the state.
+            size: the image's side in pixels, a Python ``int`` fixed at trace time. Each
+                cell gets ``t = size // grid_size`` whole pixels, so the image is uint8
+                ``(grid_size * t, grid_size * t, 3)``, up to ``grid_size - 1`` pixels
+                smaller than ``size`` (the default draws the 8 x 8 grid with 32-pixel
+                tiles). ``ValueError`` unless ``size >= grid_size``.
+        """
+        from jaxmarl.viz.raster import pixels_per_cell
+
+        return render_grid(state, self.grid_size, self.colours, pixels_per_cell(size, self.grid_size))

@@ -192,13 +192,24 @@ class SwitchRiddle(MultiAgentEnv):
             ]
         )
 
-    def render(self, state: State, cell_size: int = 48) -> jax.Array:
-        """Draw the room as an RGB ``uint8`` image ``(2 * cell_size + cell_size // 4,
-        max(n, 3) * cell_size, 3)``: the bulb on top, the prisoners below (green once they
-        have visited, the one in the room on a blue tile) and a bar of days passed.
+    def render(self, state: State, size: int = 144) -> jax.Array:
+        """Draw the room as an RGB ``uint8`` image: the bulb on top, the prisoners below
+        (green once they have visited, the one in the room on a blue tile) and a bar of
+        days passed.
+
+        Args:
+            state: the state.
+            size: the image's longer side in pixels, a Python ``int`` fixed at trace time.
+                The room is ``max(n, 3)`` cells wide; each cell gets ``c = size //
+                max(n, 3)`` whole pixels, so the image is ``(2 * c + max(c // 4, 1),
+                max(n, 3) * c, 3)``, up to ``max(n, 3) - 1`` pixels narrower than
+                ``size``. The default draws 48-pixel cells for 3 prisoners.
+                ``ValueError`` unless ``size >= max(n, 3)``.
 
         Pure JAX, so a batch of states renders with ``jax.vmap``.
         """
         from jaxmarl.environments.switch_riddle.viewer import render_room
+        from jaxmarl.viz.raster import pixels_per_cell
 
-        return render_room(state, self.num_agents, self.max_steps, cell_size)
+        cell = pixels_per_cell(size, max(self.num_agents, 3))
+        return render_room(state, self.num_agents, self.max_steps, cell)

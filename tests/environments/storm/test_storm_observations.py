@@ -290,6 +290,6 @@ def test_render_colours():
 def test_render_batches_under_vmap():
     _, s = many_resets(TWO)
     s = jax.tree.map(lambda x: x[:3], s)
-    frames = jax.jit(jax.vmap(lambda st: TWO.env.render(st, tile_size=8)))(s)
+    frames = jax.jit(jax.vmap(lambda st: TWO.env.render(st, size=64)))(s)
     assert frames.shape == (3, 64, 64, 3)
     assert not np.array_equal(frames[0], frames[1])
