@@ -5,10 +5,12 @@
 
 Every seed's trained policy plays ``EVAL_EPISODES`` episodes whose keys are fixed
 (``split(PRNGKey(EVAL_SEED), EVAL_EPISODES)``), and so does a uniformly random policy,
-on the same keys. The returns (per agent, summed over the episode) are printed and
-written to ``<run>/eval/eval.json``; seed 0's policy is rendered to
-``<run>/eval/policy.gif``. Works for any run whose script (``ALG_FAMILY`` in the run's
-config) provides ``make_policy(config)``.
+on the same keys. The returns (per agent, summed over the episode) and the
+environment's episode metrics (SMAX's ``win_rate``, Hanabi's ``score``, Overcooked's
+``deliveries`` ...) are printed and written to ``<run>/eval/eval.json``: every
+episode's value per seed, and per seed and overall the mean, standard deviation and
+standard error. Seed 0's policy is rendered to ``<run>/eval/policy.gif``. Works for any
+run whose script (``ALG_FAMILY`` in the run's config) provides ``make_policy(config)``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import sys
 from pathlib import Path
 from typing import Any, cast
 
@@ -23,30 +26,47 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from baselines import runs
 from jaxmarl.environments.multi_agent_env import random_actions
 from jaxmarl.viz import render_states, save_gif
 
 
 def episode_returns(env: Any, act: Any, hidden0: jax.Array, key: jax.Array, max_steps: int) -> jax.Array:
     """Per-agent return ``(num_agents,)`` of one episode played by ``act``."""
+    return episode_outcome(env, act, hidden0, key, max_steps)[0]
+
+
+def episode_outcome(
+    env: Any, act: Any, hidden0: jax.Array, key: jax.Array, max_steps: int
+) -> tuple[jax.Array, dict[str, jax.Array]]:
+    """Per-agent return ``(num_agents,)`` of one episode played by ``act``, and its values
+    of the environment's episode metrics (name -> ``()``, added up by each metric's rule;
+    NaN if the episode did not end within ``max_steps``). ``act`` gets ``env``'s states."""
     key, key_reset = jax.random.split(key)
     obs, state = env.reset(key_reset)
+    rules = dict(getattr(env, "episode_metrics", {}) or {})
 
     def step(carry: tuple, key: jax.Array) -> tuple[tuple, None]:
-        obs, state, hidden, returns, finished, resets = carry
+        obs, state, hidden, returns, metrics, finished, resets = carry
         key_act, key_step = jax.random.split(key)
         hidden, actions = act(hidden, obs, state, resets, key_act)
-        obs, state, reward, done, _ = env.step(key_step, state, actions)
+        obs, state, reward, done, info = env.step(key_step, state, actions)
         rewards = jnp.stack([reward[a] for a in env.agents])
         returns = returns + jnp.where(finished, 0.0, rewards)
-        return (obs, state, hidden, returns, finished | done["__all__"], jnp.array(False)), None
+        values = info.get("metrics", {})
+        metrics = {
+            n: jnp.where(finished, metrics[n], metrics[n] + values[n] if rule == "sum" else values[n])
+            for n, rule in rules.items()
+        }
+        return (obs, state, hidden, returns, metrics, finished | done["__all__"], jnp.array(False)), None
 
-    carry = (obs, state, hidden0, jnp.zeros(env.num_agents), jnp.array(False), jnp.array(True))
-    (_, _, _, returns, _, _), _ = jax.lax.scan(step, carry, jax.random.split(key, max_steps))
-    return returns
+    zero = {n: jnp.float32(0.0) for n in rules}
+    carry = (obs, state, hidden0, jnp.zeros(env.num_agents), zero, jnp.array(False), jnp.array(True))
+    (_, _, _, returns, metrics, finished, _), _ = jax.lax.scan(step, carry, jax.random.split(key, max_steps))
+    return returns, {n: jnp.where(finished, v, jnp.nan) for n, v in metrics.items()}
 
 
-def returns_on_keys(
+def outcomes_on_keys(
     env: Any,
     init_hidden: Any,
     act: Any,
@@ -55,43 +75,80 @@ def returns_on_keys(
     greedy: bool,
     max_steps: int,
     compiler_options: dict | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[tuple[np.ndarray, dict], tuple[np.ndarray, dict]]:
     """Per-agent returns of every seed's policy, ``(seeds, episodes, agents)``, and of a
-    uniformly random policy, ``(episodes, agents)``, on the same episode keys.
+    uniformly random policy, ``(episodes, agents)``, on the same episode keys, each with
+    the environment's episode metrics (name -> ``(seeds, episodes)`` for the trained
+    policies, ``(episodes,)`` for the random one): ``((ours, metrics), (random, metrics))``.
 
     ``(env, init_hidden, act)`` is what a script's ``make_policy(config)`` returns and
     ``params`` its parameters with a leading seed axis."""
 
-    def trained(seed_params: Any) -> jax.Array:
-        def play(key: jax.Array) -> jax.Array:
+    def trained(seed_params: Any) -> tuple:
+        def play(key: jax.Array) -> tuple:
             policy = lambda h, o, s, r, k: act(seed_params, h, o, s, r, k, greedy)  # noqa: E731
-            return episode_returns(env, policy, init_hidden(), key, max_steps)
+            return episode_outcome(env, policy, init_hidden(), key, max_steps)
 
-        return jax.vmap(play)(keys)  # (episodes, agents)
+        return jax.vmap(play)(keys)
 
-    def random_play(key: jax.Array) -> jax.Array:
+    def random_play(key: jax.Array) -> tuple:
         policy = lambda h, o, s, r, k: (h, random_actions(env, k, s))  # noqa: E731
-        return episode_returns(env, policy, init_hidden(), key, max_steps)
+        return episode_outcome(env, policy, init_hidden(), key, max_steps)
 
     ours = jax.jit(jax.vmap(trained), compiler_options=compiler_options)(params)
     rand = jax.jit(jax.vmap(random_play), compiler_options=compiler_options)(keys)
-    return np.asarray(ours), np.asarray(rand)
+    return jax.tree.map(np.asarray, ours), jax.tree.map(np.asarray, rand)
+
+
+def returns_on_keys(*args: Any, **kwargs: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The returns of :func:`outcomes_on_keys` (same arguments), without the metrics:
+    ``(seeds, episodes, agents)`` for the trained policies, ``(episodes, agents)`` for the
+    random one."""
+    (ours, _), (rand, _) = outcomes_on_keys(*args, **kwargs)
+    return ours, rand
+
+
+def summary(values: np.ndarray) -> dict[str, Any]:
+    """Per-seed and overall statistics of ``(seeds, episodes)`` values: every episode's
+    value, and the mean, standard deviation and standard error of the mean (over
+    episodes per seed; over seeds' means overall, the unit a paper reports)."""
+    values = np.asarray(values, np.float64)
+    seeds = values.shape[0]
+    means = values.mean(axis=1)
+    return {
+        "per_seed": {
+            "mean": means.tolist(),
+            "std": values.std(axis=1).tolist(),
+            "stderr": (values.std(axis=1, ddof=1) / np.sqrt(values.shape[1])).tolist()
+            if values.shape[1] > 1
+            else [float("nan")] * seeds,
+        },
+        "mean": float(means.mean()),
+        "std_over_seeds": float(means.std(ddof=1)) if seeds > 1 else float("nan"),
+        "stderr_over_seeds": float(means.std(ddof=1) / np.sqrt(seeds)) if seeds > 1 else float("nan"),
+        "episodes": values.tolist(),
+    }
 
 
 def evaluate(run_dir: Path, eval_cfg: dict) -> dict:
-    """Evaluate every seed of the run in ``run_dir`` and a random policy on the same keys."""
-    import common
+    """Evaluate every seed of the run in ``run_dir`` and a random policy on the same keys.
 
-    config, params = common.load_run(run_dir)
-    family = importlib.import_module(config["ALG_FAMILY"])
+    Raises:
+        runs.RunError: if ``run_dir`` is not a finished run folder.
+    """
+    config, params = runs.load_run(run_dir)
+    family = importlib.import_module(f"baselines.{config['ALG_FAMILY']}")
     env, init_hidden, act = family.make_policy(config)
     max_steps = int(getattr(env, "max_steps", None) or eval_cfg["MAX_STEPS"])
     keys = jax.random.split(jax.random.PRNGKey(int(eval_cfg["EVAL_SEED"])), int(eval_cfg["EVAL_EPISODES"]))
     greedy = bool(eval_cfg["GREEDY"])
-    ours, rand = returns_on_keys(env, init_hidden, act, params, keys, greedy, max_steps)
+    (ours, ours_metrics), (rand, rand_metrics) = outcomes_on_keys(
+        env, init_hidden, act, params, keys, greedy, max_steps
+    )
     agents = list(env.agents)
     result = {
         "env": config["ENV_NAME"],
+        "env_kwargs": config.get("ENV_KWARGS") or {},
         "alg": config["ALG_NAME"],
         "episodes": int(eval_cfg["EVAL_EPISODES"]),
         "eval_seed": int(eval_cfg["EVAL_SEED"]),
@@ -99,8 +156,12 @@ def evaluate(run_dir: Path, eval_cfg: dict) -> dict:
         "return_mean_per_seed": ours.mean(axis=(1, 2)).tolist(),
         "return_mean": float(ours.mean()),
         "return_per_agent": dict(zip(agents, ours.mean(axis=(0, 1)).tolist(), strict=True)),
+        "return": summary(ours.mean(axis=2)),
+        "metrics": {name: summary(values) for name, values in ours_metrics.items()},
         "random_return_mean": float(rand.mean()),
         "random_return_per_agent": dict(zip(agents, rand.mean(axis=0).tolist(), strict=True)),
+        "random_return": summary(rand.mean(axis=1)[None]),
+        "random_metrics": {name: summary(values[None]) for name, values in rand_metrics.items()},
     }
     if int(eval_cfg["GIF_STEPS"]) > 0:
         result["gif"] = str(
@@ -125,7 +186,7 @@ def write_gif(env: Any, act: Any, init_hidden: Any, params: Any, eval_cfg: dict,
     run = jax.jit(lambda k: jax.lax.scan(step, (obs, state, init_hidden(), jnp.array(True)), k)[1])
     states = run(jax.random.split(key, int(eval_cfg["GIF_STEPS"])))
     states = jax.tree.map(lambda first, rest: jnp.concatenate([first[None], rest]), state, states)
-    frames = render_states(env.unwrapped, states.env_state if hasattr(states, "env_state") else states)
+    frames = render_states(env, states)
     return save_gif(frames, run_dir / "eval" / "policy.gif")
 
 
@@ -133,20 +194,35 @@ def main() -> None:
     import hydra
     from omegaconf import OmegaConf
 
+    if not any(arg.startswith("run=") for arg in sys.argv[1:]):
+        print(
+            "error: say which run to evaluate: python baselines/evaluate.py run=<run folder>", file=sys.stderr
+        )
+        sys.exit(2)
+
     @hydra.main(version_base=None, config_path="config", config_name="evaluate")
     def _main(cfg: Any) -> None:
         logging.getLogger("jax").setLevel(logging.WARNING)
         eval_cfg = cast(dict, OmegaConf.to_container(cfg, resolve=True))
         run_dir = Path(eval_cfg["run"])
-        result = evaluate(run_dir, eval_cfg)
+        try:
+            result = evaluate(run_dir, eval_cfg)
+        except (runs.RunError, ValueError, TypeError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            sys.exit(2)
         out = run_dir / "eval" / "eval.json"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(result, indent=2))
-        header = f"{result['alg']} on {result['env']}: {result['episodes']} episodes per seed"
-        print(f"{header} (eval seed {result['eval_seed']})")
+        title = runs.run_title(
+            {"ALG_NAME": result["alg"], "ENV_NAME": result["env"], "ENV_KWARGS": result["env_kwargs"]}
+        )
+        print(f"{title}: {result['episodes']} episodes per seed (eval seed {result['eval_seed']})")
+        names = list(result["metrics"])
         for seed, ret in enumerate(result["return_mean_per_seed"]):
-            print(f"  seed {seed}: return {ret:.3f} (mean over episodes and agents)")
-        print(f"  random policy: return {result['random_return_mean']:.3f}")
+            extra = "".join(f", {n} {result['metrics'][n]['per_seed']['mean'][seed]:.3f}" for n in names)
+            print(f"  seed {seed}: return {ret:.3f} (mean over episodes and agents){extra}")
+        extra = "".join(f", {n} {result['random_metrics'][n]['mean']:.3f}" for n in names)
+        print(f"  random policy: return {result['random_return_mean']:.3f}{extra}")
         print(f"wrote {out}" + (f" and {result['gif']}" if "gif" in result else ""))
 
     _main()

@@ -22,8 +22,10 @@ state it ended in (``info["final_obs"]`` / ``info["final_state"]``) is added to 
 reward, so advantages bootstrap correctly instead of treating the cut as an end.
 
 The file reads top to bottom as the algorithm: distributions, networks, rollout,
-advantages, loss, update, ``make_train(config)`` returning a pure ``train(rng)``, and the
-hydra ``main``. Configuration: ``baselines/config/ppo`` (``alg/`` and ``env/`` groups).
+advantages, loss, update, ``make_learner(config)`` (the loop as ``init`` and ``update``,
+which the command line runs in checkpointed slices) and ``make_train(config)`` returning
+a pure ``train(rng)``, and the hydra ``main``. Configuration: ``baselines/config/ppo``
+(``alg/`` and ``env/`` groups).
 """
 
 from __future__ import annotations
@@ -32,18 +34,18 @@ import functools
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
-import common
 import distrax
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-from common import ScannedGRU, episode_metrics, orthogonal
 from flax.linen.initializers import constant
 from flax.training.train_state import TrainState
 
 import jaxmarl
+from baselines import runs
+from baselines.common import Learner, ScannedGRU, env_state_of, episode_metrics, orthogonal
 from jaxmarl.wrappers import AgentBatcher, LogWrapper
 
 # ------------------------------------------------------------------ distributions
@@ -240,6 +242,7 @@ class Episodes(NamedTuple):
     returned: jax.Array  # an episode finished
     returns: jax.Array  # its return
     lengths: jax.Array  # its length
+    metrics: dict  # the env's episode metrics (win_rate, score ...), name -> (num_envs,)
 
 
 class RunnerState(NamedTuple):
@@ -280,13 +283,14 @@ def gae(
     return advantages, advantages + values
 
 
-def make_train(config: dict, progress: Any = None) -> Any:
-    """Build ``train(rng) -> {"params", "metrics"}`` for ``config``: pure and jittable,
-    so ``jax.jit(jax.vmap(train))(keys)`` trains one agent population per key.
+def make_learner(config: dict, progress: Any = None) -> Learner:
+    """The training loop of ``config`` as a :class:`~baselines.common.Learner`:
+    ``init(rng)`` and ``update(runner, index)``, pure and jittable.
 
-    ``progress(update, return_mean)``, if given, is called from inside the loop (through
-    ``jax.debug.callback``) after every update."""
+    ``progress(update, return_mean, *env_metrics)``, if given, is called from inside the
+    loop (through ``jax.debug.callback``) after every update."""
     s = setup(config)
+    metric_names = runs.env_metric_names(s.env)
     env, batcher = s.env, s.batcher
     num_envs, num_actors, num_agents = s.num_envs, s.num_actors, batcher.num_agents
     num_steps, gamma = int(config["NUM_STEPS"]), float(config["GAMMA"])
@@ -359,7 +363,10 @@ def make_train(config: dict, progress: Any = None) -> Any:
             done=agent_done,
         )
         episodes = Episodes(
-            info["returned_episode"], info["returned_episode_returns"], info["returned_episode_lengths"]
+            info["returned_episode"],
+            info["returned_episode_returns"],
+            info["returned_episode_lengths"],
+            info["returned_episode_metrics"],
         )
         episode_over = jnp.repeat(done["__all__"], num_agents)
         runner = runner._replace(
@@ -439,7 +446,8 @@ def make_train(config: dict, progress: Any = None) -> Any:
         train_state, stats = jax.lax.scan(update_minibatch, train_state, minibatch_data)
         return (train_state, traj, advantages, targets, actor_h0, critic_h0, key), stats
 
-    def update_step(runner: RunnerState, _: None) -> tuple[RunnerState, dict]:
+    def update_step(runner: RunnerState, index: jax.Array) -> tuple[RunnerState, dict]:
+        del index  # the runner counts its updates
         actor_h0, critic_h0 = runner.actor_hidden, runner.critic_hidden
         runner, (traj, episodes) = jax.lax.scan(env_step, runner, None, num_steps)
         last_in = to_actors(
@@ -456,12 +464,11 @@ def make_train(config: dict, progress: Any = None) -> Any:
         update = runner.update + 1
         metrics = episode_metrics(*episodes) | jax.tree.map(jnp.mean, stats)
         metrics["timestep"] = update * num_steps * num_envs
-        if progress is not None:
-            jax.debug.callback(progress, runner.update, metrics["return_mean"])
+        runs.report_progress(progress, runner.update, metrics, metric_names)
         return runner._replace(train_state=carry[0], key=key, update=update), metrics
 
-    # -------------------------------------------------------------- train
-    def train(rng: jax.Array) -> dict:
+    # --------------------------------------------------------------- init
+    def init(rng: jax.Array) -> RunnerState:
         key_actor, key_critic, key_reset, key_run = jax.random.split(rng, 4)
         hidden = jnp.zeros((num_actors, s.hidden_width))
         no_reset = jnp.zeros((1, num_actors), bool)
@@ -478,7 +485,7 @@ def make_train(config: dict, progress: Any = None) -> Any:
         tx = optax.chain(optax.clip_by_global_norm(config["MAX_GRAD_NORM"]), optax.adam(schedule, eps=1e-5))
         train_state = TrainState.create(apply_fn=None, params=params, tx=tx)
         obs, env_state = jax.vmap(env.reset)(jax.random.split(key_reset, num_envs))
-        runner = RunnerState(
+        return RunnerState(
             train_state=train_state,
             env_state=env_state,
             obs=to_actors(batched_obs(obs)),
@@ -488,21 +495,28 @@ def make_train(config: dict, progress: Any = None) -> Any:
             key=key_run,
             update=jnp.zeros((), jnp.int32),
         )
-        runner, metrics = jax.lax.scan(update_step, runner, None, s.num_updates)
-        return {"params": runner.train_state.params, "metrics": metrics}
 
-    return train
+    return Learner(init, update_step, s.num_updates, lambda runner: runner.train_state.params)
+
+
+def make_train(config: dict, progress: Any = None) -> Any:
+    """Build ``train(rng) -> {"params", "metrics"}`` for ``config``: pure and jittable,
+    so ``jax.jit(jax.vmap(train))(keys)`` trains one agent population per key (the whole
+    run under one ``jit``)."""
+    return make_learner(config, progress).train
 
 
 # --------------------------------------------------------------- acting (evaluation)
 
 
 def make_policy(config: dict) -> tuple[Any, Any, Any]:
-    """``(env, init_hidden, act)`` to run trained parameters of one seed:
+    """``(env, init_hidden, act)`` to run trained parameters of one seed: the environment
+    (as ``jaxmarl.make`` builds it),
     ``act(params, hidden, obs_dict, env_state, resets, key, greedy) -> (hidden, actions)``
-    for one environment, and ``init_hidden()`` its initial hidden state."""
+    for one environment (``env_state`` its state, or a ``LogWrapper``'s around it), and
+    ``init_hidden()`` its initial hidden state."""
     s = setup(config)
-    env, batcher = s.env, s.batcher
+    env, batcher = s.env.unwrapped, s.batcher
 
     def init_hidden() -> jax.Array:
         return jnp.zeros((batcher.num_agents, s.hidden_width))
@@ -516,7 +530,7 @@ def make_policy(config: dict) -> tuple[Any, Any, Any]:
         key: jax.Array,
         greedy: bool,
     ) -> tuple:
-        avail = batcher.avail(env.get_avail_actions(env_state))
+        avail = batcher.avail(env.get_avail_actions(env_state_of(env_state)))
         x = batcher.obs(obs)
         resets = jnp.broadcast_to(resets, (batcher.num_agents,))
         hidden, pi = run_actor(s.actor, params["actor"], hidden, x[None], resets[None], avail[None])
@@ -529,17 +543,17 @@ def make_policy(config: dict) -> tuple[Any, Any, Any]:
 # ------------------------------------------------------------------------- main
 
 
-def run(config: dict, run_dir: Path | None = None) -> dict:
+def run(config: dict, run_dir: Path | None = None, resume: bool = False) -> dict:
     """Train ``config`` for every seed (printing progress) and, if ``run_dir`` is given,
-    save the run there. Returns the training output (params and metrics)."""
+    write the run folder there as it goes (continuing it with ``resume``). Returns the
+    training output (params and metrics ``(num_seeds, num_updates, ...)``)."""
     s = setup(config)
-    return common.train_and_save(
-        make_train, config, run_dir, s.num_updates, int(config["NUM_STEPS"]) * s.num_envs, s.batcher.agents
-    )
+    steps = int(config["NUM_STEPS"]) * s.num_envs
+    return runs.train_and_save(make_learner, config, run_dir, steps, s.batcher.agents, s.env, resume)
 
 
 def main() -> None:
-    common.hydra_main("config/ppo", run)
+    runs.hydra_main("config/ppo", run)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,9 @@ state is zeroed before reading step ``t`` iff an episode started at ``t``, in ac
 in training alike.
 
 The file reads top to bottom: networks, mixers, rollout, buffer, targets, loss, update,
-``make_train(config)`` returning a pure ``train(rng)``, acting, and the hydra ``main``.
+``make_learner(config)`` (the loop as ``init`` and ``update``, which the command line
+runs in checkpointed slices) and ``make_train(config)`` returning a pure ``train(rng)``,
+acting, and the hydra ``main``.
 Configuration: ``baselines/config/qlearning`` (``alg/``, ``env/`` and ``hparams/`` groups).
 """
 
@@ -39,18 +41,18 @@ import functools
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
-import common
 import flashbax as fbx
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-from common import ScannedGRU, orthogonal
 from flax.linen.initializers import constant
 from flax.training.train_state import TrainState
 
 import jaxmarl
+from baselines import runs
+from baselines.common import Learner, ScannedGRU, env_state_of, episode_metrics, orthogonal
 from jaxmarl.wrappers import LogWrapper, RolloutManager
 
 MIXERS = ("none", "vdn", "qmix")
@@ -249,6 +251,7 @@ class Episodes(NamedTuple):
     returned: jax.Array
     returns: jax.Array
     lengths: jax.Array
+    metrics: dict  # the env's episode metrics (win_rate, score ...), name -> (num_envs,)
 
 
 class Actors(NamedTuple):
@@ -289,7 +292,10 @@ def env_step(
         next_state=next_state,
     )
     episodes = Episodes(
-        info["returned_episode"], info["returned_episode_returns"], info["returned_episode_lengths"]
+        info["returned_episode"],
+        info["returned_episode_returns"],
+        info["returned_episode_lengths"],
+        info["returned_episode_metrics"],
     )
     return Actors(env_state, obs, info["episode_over"], hiddens[0]), (transition, episodes, q[0])
 
@@ -510,11 +516,10 @@ def update_step(s: Setup, progress: Any, runner: Runner, update: jax.Array) -> t
         lambda: optax.incremental_update(ts.params, runner.target_params, tau),
         lambda: runner.target_params,
     )
-    metrics = common.episode_metrics(*episodes) | stats
+    metrics = episode_metrics(*episodes) | stats
     metrics["epsilon"] = eps
     metrics["timestep"] = (update + 1) * s.num_steps * s.num_envs
-    if progress is not None:
-        jax.debug.callback(progress, update, metrics["return_mean"])
+    runs.report_progress(progress, update, metrics, runs.env_metric_names(s.env))
     return Runner(ts, target_params, buffer_state, actors_end, key), metrics
 
 
@@ -536,41 +541,48 @@ def init_params(s: Setup, key: jax.Array) -> dict:
     return params
 
 
-def make_train(config: dict, progress: Any = None) -> Any:
-    """Build ``train(rng) -> {"params", "metrics"}`` for ``config``: pure and jittable,
-    so ``jax.jit(jax.vmap(train))(keys)`` trains one set of agents per key.
+def make_learner(config: dict, progress: Any = None) -> Learner:
+    """The training loop of ``config`` as a :class:`~baselines.common.Learner`:
+    ``init(rng)`` and ``update(runner, index)``, pure and jittable.
 
-    ``progress(update, return_mean)``, if given, is called from inside the loop (through
-    ``jax.debug.callback``) after every update."""
+    ``progress(update, return_mean, *env_metrics)``, if given, is called from inside the
+    loop (through ``jax.debug.callback``) after every update."""
     s = setup(config)
     num_grad_steps = (s.num_updates - s.first_learning_update) * int(config["NUM_EPOCHS"])
     lr: Any = float(config["LR"])
     if config["ANNEAL_LR"]:
         lr = optax.linear_schedule(lr, 0.0, max(num_grad_steps, 1))
 
-    def train(rng: jax.Array) -> dict:
+    def init(rng: jax.Array) -> Runner:
         key_params, key_actors, key_run = jax.random.split(rng, 3)
         params = init_params(s, key_params)
         tx = optax.chain(optax.clip_by_global_norm(float(config["MAX_GRAD_NORM"])), optax.adam(lr))
         train_state = TrainState.create(apply_fn=None, params=params, tx=tx)
         actors = fresh_actors(s, key_actors)
-        runner = Runner(train_state, params, s.buffer.init(empty_item(s)), actors, key_run)
-        step = functools.partial(update_step, s, progress)
-        runner, metrics = jax.lax.scan(step, runner, jnp.arange(s.num_updates))
-        return {"params": runner.train_state.params, "metrics": metrics}
+        return Runner(train_state, params, s.buffer.init(empty_item(s)), actors, key_run)
 
-    return train
+    update = functools.partial(update_step, s, progress)
+    return Learner(init, update, s.num_updates, lambda runner: runner.train_state.params)
+
+
+def make_train(config: dict, progress: Any = None) -> Any:
+    """Build ``train(rng) -> {"params", "metrics"}`` for ``config``: pure and jittable,
+    so ``jax.jit(jax.vmap(train))(keys)`` trains one set of agents per key (the whole run
+    under one ``jit``)."""
+    return make_learner(config, progress).train
 
 
 # --------------------------------------------------------------- acting (evaluation)
 
 
 def make_policy(config: dict) -> tuple[Any, Any, Any]:
-    """``(env, init_hidden, act)`` to run trained parameters of one seed:
+    """``(env, init_hidden, act)`` to run trained parameters of one seed: the environment
+    (as ``jaxmarl.make`` builds it),
     ``act(params, hidden, obs_dict, env_state, resets, key, greedy) -> (hidden, actions)``
-    for one environment; ``greedy=False`` explores with ``EPS_FINISH``."""
+    for one environment (``env_state`` its state, or a ``LogWrapper``'s around it;
+    ``greedy=False`` explores with ``EPS_FINISH``), and ``init_hidden()``."""
     s = setup(config)
-    env, batcher = s.env, s.manager.batcher
+    env, batcher = s.env.unwrapped, s.manager.batcher
 
     def init_hidden() -> jax.Array:
         return jnp.zeros((batcher.num_agents, s.network.width))
@@ -584,7 +596,7 @@ def make_policy(config: dict) -> tuple[Any, Any, Any]:
         key: jax.Array,
         greedy: bool,
     ) -> tuple:
-        avail = batcher.avail(env.get_avail_actions(env_state))
+        avail = batcher.avail(env.get_avail_actions(env_state_of(env_state)))
         x = batcher.obs(obs)[None, None]
         hiddens, q = agent_q(s, params["agent"], hidden[None], x, jnp.reshape(resets, (1, 1)))
         eps = 0.0 if greedy else float(config["EPS_FINISH"])
@@ -596,17 +608,17 @@ def make_policy(config: dict) -> tuple[Any, Any, Any]:
 # ------------------------------------------------------------------------- main
 
 
-def run(config: dict, run_dir: Path | None = None) -> dict:
+def run(config: dict, run_dir: Path | None = None, resume: bool = False) -> dict:
     """Train ``config`` for every seed (printing progress) and, if ``run_dir`` is given,
-    save the run there. Returns the training output (params and metrics)."""
+    write the run folder there as it goes (continuing it with ``resume``). Returns the
+    training output (params and metrics ``(num_seeds, num_updates, ...)``)."""
     s = setup(config)
-    return common.train_and_save(
-        make_train, config, run_dir, s.num_updates, s.num_steps * s.num_envs, s.manager.agents
-    )
+    steps = s.num_steps * s.num_envs
+    return runs.train_and_save(make_learner, config, run_dir, steps, s.manager.agents, s.env, resume)
 
 
 def main() -> None:
-    common.hydra_main("config/qlearning", run)
+    runs.hydra_main("config/qlearning", run)
 
 
 if __name__ == "__main__":

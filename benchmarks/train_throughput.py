@@ -15,25 +15,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import jax
 import numpy as np
 
-BASELINES = Path(__file__).resolve().parents[1] / "baselines"
-
 
 def measure(family: str, overrides: list[str], num_seeds: int) -> dict[str, Any]:
-    if str(BASELINES) not in sys.path:
-        sys.path.insert(0, str(BASELINES))
     import importlib
 
-    import common
+    from baselines import common
 
-    module = importlib.import_module(family)
+    module = importlib.import_module(f"baselines.{family}")
     config = common.compose_config(family, [*overrides, f"NUM_SEEDS={num_seeds}"])
     keys = common.shard_over_devices(common.seed_keys(config), config)
     train = jax.jit(jax.vmap(module.make_train(config)))

@@ -7,8 +7,19 @@
 (18,)
 """
 
+from typing import Any
+
 from jaxmarl.registration import make, register, registered_envs
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "make", "register", "registered_envs"]
+__all__ = ["__version__", "load_policy", "make", "register", "registered_envs"]
+
+
+def __getattr__(name: str) -> Any:
+    # load_policy imports JAX and the training scripts; only when it is first used.
+    if name == "load_policy":
+        from jaxmarl.policy import load_policy
+
+        return load_policy
+    raise AttributeError(f"module 'jaxmarl' has no attribute {name!r}")

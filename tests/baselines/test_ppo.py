@@ -9,18 +9,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-import common
-import evaluate
 import jax
 import jax.numpy as jnp
 import numpy as np
-import ppo
 import pytest
 from fast_compile import FAST_ENV, run_script
 from fast_compile import jit as fast_jit
 from hydra import compose, initialize_config_dir
 
 import jaxmarl
+from baselines import common, evaluate, ppo, runs
 from jaxmarl.environments.multi_agent_env import random_actions
 
 REPO = Path(__file__).resolve().parents[2]
@@ -229,8 +227,7 @@ def test_learns_simple_spread_beyond_a_random_policy(alg):
 
 SHARDING_SCRIPT = """
 import jax, numpy as np, json, sys
-sys.path.insert(0, "baselines")
-import common, ppo
+from baselines import common, ppo
 from test_ppo import load_config, tiny
 assert jax.device_count() == 2, jax.devices()
 config = load_config("ippo_ff", "mpe_simple_spread", **tiny(TOTAL_TIMESTEPS=64), NUM_SEEDS=4)
@@ -274,7 +271,7 @@ def test_run_folder_load_and_evaluate(tmp_path):
     assert "return_adversary_0" in header and "loss_total" in header
     assert len(rows) == 1 + 2 * 2  # seeds x updates
     assert (tmp_path / "learning_curve.png").read_bytes()[:4] == b"\x89PNG"
-    loaded_config, params = common.load_run(tmp_path)
+    loaded_config, params = runs.load_run(tmp_path)
     assert loaded_config == config
     for a, b in zip(jax.tree.leaves(params), jax.tree.leaves(out["params"]), strict=True):
         np.testing.assert_array_equal(a, b)

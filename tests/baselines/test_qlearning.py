@@ -7,17 +7,16 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-import common
-import evaluate
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-import qlearning as ql
 from fast_compile import COMPILER_OPTIONS, run_script
 from fast_compile import jit as fast_jit
 
 import jaxmarl
+from baselines import common, evaluate, runs
+from baselines import qlearning as ql
 
 REPO = Path(__file__).resolve().parents[2]
 QL_CONFIG_DIR = REPO / "baselines" / "config" / "qlearning"
@@ -401,7 +400,7 @@ def test_command_line_run_folder_and_evaluation(tmp_path):
     assert {"return_adversary_0", "return_agent_0", "loss", "epsilon", "q_taken"} <= set(header)
     assert len(rows) == 1 + 2 * 3  # seeds x updates
     assert (run_dir / "learning_curve.png").read_bytes()[:4] == b"\x89PNG"
-    config, params = common.load_run(run_dir)
+    config, params = runs.load_run(run_dir)
     assert config["ALG_FAMILY"] == "qlearning" and params["agent"]["agents"]["params"]
     cfg = {"EVAL_EPISODES": 4, "EVAL_SEED": 1, "GREEDY": True, "MAX_STEPS": 50, "GIF_STEPS": 5}
     result = evaluate.evaluate(run_dir, cfg)

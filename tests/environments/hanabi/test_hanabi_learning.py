@@ -10,11 +10,10 @@ same 256 games where the random policy scored 0.0.
 
 from __future__ import annotations
 
-import common
-import evaluate
 import jax
-import ppo
 from fast_compile import COMPILER_OPTIONS
+
+from baselines import common, evaluate, ppo
 
 BUDGET = {
     "TOTAL_TIMESTEPS": 2e5,

@@ -4,11 +4,11 @@ documented run is in docs/environments/mabrax.md."""
 
 from __future__ import annotations
 
-import common
 import jax
 import numpy as np
-import ppo
 from fast_compile import jit
+
+from baselines import common, ppo
 
 
 def test_ippo_smoke_on_hopper():

@@ -10,10 +10,10 @@ alg=ippo_ff env=overcooked``) is documented in ``docs/environments/overcooked.md
 
 from __future__ import annotations
 
-import common
 import numpy as np
-import ppo
 from fast_compile import jit
+
+from baselines import common, ppo
 
 
 def test_ippo_delivers_soups_in_cramped_room():

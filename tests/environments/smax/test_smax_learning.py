@@ -1,12 +1,10 @@
 """IPPO (baselines/ppo.py) learns on SMAX 2s3z against the heuristic, beyond a random
 policy's return, in a CI-sized budget (1e5 steps)."""
 
-import common
-import evaluate
 import jax
 import numpy as np
-import ppo
 
+from baselines import common, evaluate, ppo
 from jaxmarl.environments.multi_agent_env import random_actions
 
 
