@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fast_compile import FAST_ENV, run_script
+from fast_compile import FAST_ENV, long_run_jit, run_script
 from fast_compile import jit as fast_jit
 from hydra import compose, initialize_config_dir
 
@@ -123,7 +123,7 @@ def test_gae_matches_a_python_loop():
     rewards, values = rng.normal(size=(T, N)).astype(np.float32), rng.normal(size=(T, N)).astype(np.float32)
     dones = rng.random((T, N)) < 0.3
     last = rng.normal(size=N).astype(np.float32)
-    adv, targets = jax.jit(ppo.gae, static_argnums=(4, 5))(rewards, values, dones, last, gamma, lam)
+    adv, targets = fast_jit(ppo.gae, static_argnums=(4, 5))(rewards, values, dones, last, gamma, lam)
     expected = np.zeros((T, N))
     running, next_value = np.zeros(N), last
     for t in reversed(range(T)):
@@ -185,7 +185,7 @@ def test_heterogeneous_agents_are_padded_and_masked():
     assert batcher.heterogeneous and batcher.agent_ids
     assert batcher.obs_dim == 34 + 6 and batcher.action_dim == 20
     env = setup.env
-    _, state = env.reset(jax.random.PRNGKey(0))
+    _, state = fast_jit(env.reset)(jax.random.PRNGKey(0))
     avail = batcher.avail(env.get_avail_actions(state))
     assert avail[0].sum() == 20 and np.all(avail[1:, 5:] == 0) and np.all(avail[1:, :5])
 
@@ -206,8 +206,9 @@ def evaluation_returns(config: dict, params, num_episodes: int = 128):
         policy = lambda h, o, s, r, k: (h, random_actions(env, k, s))  # noqa: E731
         return evaluate.episode_returns(env, policy, init_hidden(), key, env.max_steps)
 
-    ours = jax.jit(jax.vmap(lambda p: jax.vmap(lambda k: play(p, k))(keys)))(params)
-    rand = jax.jit(jax.vmap(play_random))(keys)
+    # Short runs: compiled without backend optimisations (unlike the long training run).
+    ours = fast_jit(jax.vmap(lambda p: jax.vmap(lambda k: play(p, k))(keys)))(params)
+    rand = fast_jit(jax.vmap(play_random))(keys)
     return np.asarray(ours).mean(axis=(1, 2)), float(np.asarray(rand).mean())
 
 
@@ -217,7 +218,9 @@ def test_learns_simple_spread_beyond_a_random_policy(alg):
     episodes by more than 2 per agent (a random policy scores about -28 and the
     standard error of that mean is about 0.3)."""
     config = load_config(alg, "mpe_simple_spread", TOTAL_TIMESTEPS=2e5, NUM_SEEDS=2)
-    out = common.train_seeds(ppo.make_train, config)
+    # common.train_seeds, compiled for a long run (fast_compile.LONG_RUN_OPTIONS).
+    keys = common.shard_over_devices(common.seed_keys(config), config)
+    out = long_run_jit(jax.vmap(ppo.make_train(config)))(keys)
     trained, random_return = evaluation_returns(config, out["params"])
     assert np.all(trained > random_return + 2.0), (trained, random_return)
 

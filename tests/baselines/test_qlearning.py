@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fast_compile import COMPILER_OPTIONS, run_script
+from fast_compile import COMPILER_OPTIONS, long_run_jit, run_script
 from fast_compile import jit as fast_jit
 
 import jaxmarl
@@ -45,8 +45,14 @@ def tiny(**overrides) -> dict:
     } | overrides
 
 
-def init_params(s, key):
-    return fast_jit(functools.partial(ql.init_params, s))(key)
+def init_params(s, key, *more_keys):
+    """``ql.init_params`` for ``key`` (a list of results if ``more_keys``: one compile)."""
+    init = fast_jit(functools.partial(ql.init_params, s))
+    return init(key) if not more_keys else [init(k) for k in (key, *more_keys)]
+
+
+def fresh_actors(s, key):
+    return fast_jit(functools.partial(ql.fresh_actors, s))(key)
 
 
 # ------------------------------------------------------------------ configs
@@ -144,7 +150,7 @@ def test_training_unroll_resets_where_acting_did():
     )
     s = ql.setup(config)
     params = init_params(s, jax.random.PRNGKey(0))["agent"]
-    actors = ql.fresh_actors(s, jax.random.PRNGKey(1))
+    actors = fresh_actors(s, jax.random.PRNGKey(1))
     roll = fast_jit(lambda p, a, k: ql.rollout(s, p, jnp.float32(0.3), a, k))
     unroll = fast_jit(lambda p, h, o, r: ql.agent_q(s, p, h, o, r)[1])
     expected_starts = [[0, 4, 8], [2, 6]]  # steps 0..9, then 10..19 (episodes start at 0, 4, 8, 12, 16)
@@ -262,10 +268,9 @@ def test_td_errors_match_bootstrapping_every_step_from_where_it_led(alg, env):
     config = load_config(alg, env, NUM_ENVS=3, NUM_STEPS=8, RESET_EACH_ROLLOUT=False, MIXER_INIT_SCALE=1.0)
     config["ENV_KWARGS"]["max_steps"] = 3
     s = ql.setup(config)
-    params = init_params(s, jax.random.PRNGKey(0))
-    target_params = init_params(s, jax.random.PRNGKey(1))
+    params, target_params = init_params(s, jax.random.PRNGKey(0), jax.random.PRNGKey(1))
     roll = fast_jit(lambda p, a, k: ql.rollout(s, p, jnp.float32(0.5), a, k))
-    actors = ql.fresh_actors(s, jax.random.PRNGKey(2))
+    actors = fresh_actors(s, jax.random.PRNGKey(2))
     actors, _ = roll(params["agent"], actors, jax.random.PRNGKey(3))  # start mid-episode
     h0 = actors.hidden
     _, (steps, _, _) = roll(params["agent"], actors, jax.random.PRNGKey(4))
@@ -293,7 +298,7 @@ def check_teams_learn_apart(s, params, target_params, steps, h0):
 
     team_grad = fast_jit(jax.grad(team_loss))
     for team, name, other in [(0, "adversaries", "agents"), (1, "agents", "adversaries")]:
-        grads = team_grad(params, jnp.eye(2)[team])
+        grads = jax.device_get(team_grad(params, jnp.eye(2)[team]))  # NumPy: no eager ops below
         for part in ("agent", "mixer"):
             assert all(np.all(g == 0) for g in jax.tree.leaves(grads[part][other])), (team, part)
             assert any(np.any(g != 0) for g in jax.tree.leaves(grads[part][name])), (team, part)
@@ -371,7 +376,9 @@ def test_learns_simple_spread_beyond_a_random_policy(alg):
     episodes by more than 2 per agent (a random policy scores about -27.6; the standard
     error of that mean is about 0.3)."""
     config = load_config(alg, "mpe_simple_spread", **LEARNING_BUDGET, MIXER_INIT_SCALE=1.0)
-    out = common.train_seeds(ql.make_train, config)
+    # common.train_seeds, compiled for a long run (fast_compile.LONG_RUN_OPTIONS).
+    keys = common.shard_over_devices(common.seed_keys(config), config)
+    out = long_run_jit(jax.vmap(ql.make_train(config)))(keys)
     trained, random_return = evaluation_returns(config, out["params"])
     assert np.all(trained > random_return + 2.0), (trained, random_return)
 
@@ -414,7 +421,7 @@ def test_greedy_and_exploring_policies_differ_only_by_epsilon():
     env, init_hidden, act = ql.make_policy(config)
     params = init_params(ql.setup(config), jax.random.PRNGKey(0))
     obs, state = env.reset(jax.random.PRNGKey(1))
-    run = jax.jit(functools.partial(act, params), static_argnums=(5,))
+    run = fast_jit(functools.partial(act, params), static_argnums=(5,))
 
     def first_actions(greedy: bool) -> set[int]:
         keys = [jax.random.PRNGKey(k) for k in range(20)]

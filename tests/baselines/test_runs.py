@@ -321,7 +321,7 @@ def test_smax_win_rate_reaches_the_metrics_file_and_the_evaluation(tmp_path):
             ["NUM_SEED=3"],
             "unknown config key 'NUM_SEED' (did you mean 'NUM_SEEDS'?); to add a new key",
         ),
-        ("ppo", ["env=smax_2s3z", "ENV_KWARGS.scenari=3m"], "unknown config key 'ENV_KWARGS.scenari' (did you"),
+        ("ppo", ["env=smax_2s3z", "ENV_KWARGS.scenari=3m"], "unknown config key 'ENV_KWARGS.scenari' (did"),
         ("qlearning", ["wandb.mod=x"], "unknown config key 'wandb.mod' (did you mean 'wandb.mode'?)"),
     ],
 )

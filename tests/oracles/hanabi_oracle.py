@@ -17,6 +17,7 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
+from fast_compile import jit
 
 from jaxmarl.environments.hanabi import Hanabi
 
@@ -40,7 +41,7 @@ def hle_params(env: Hanabi) -> dict:
 def deal_decks(env: Hanabi, num_games: int, seed: int) -> np.ndarray:
     """Decks of ``num_games`` games started by our ``reset``, int32 ``(G, deck_size)``."""
     keys = jax.random.split(jax.random.PRNGKey(seed), num_games)
-    _, states = jax.jit(jax.vmap(env.reset))(keys)
+    _, states = jit(jax.vmap(env.reset))(keys)
     return np.asarray(states.deck)
 
 
@@ -110,7 +111,7 @@ def replay(env: Hanabi, decks: np.ndarray, rec: dict[str, np.ndarray]) -> dict[s
         _, steps = jax.lax.scan(move, state, (moves, packed_obs[1:]))
         return first, steps
 
-    run = jax.jit(jax.vmap(game))
+    run = jit(jax.vmap(game))
     first, steps = jax.device_get(run(jnp.asarray(decks), jnp.asarray(actions), jnp.asarray(rec["obs"])))
     out = {}
     for key, value in steps.items():
@@ -119,3 +120,44 @@ def replay(env: Hanabi, decks: np.ndarray, rec: dict[str, np.ndarray]) -> dict[s
         else:
             out[key] = np.concatenate([np.asarray(first[key])[:, None], np.asarray(value)], axis=1)
     return out
+
+
+def coverage(env: Hanabi, rec: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """What happened in each recorded game: event name -> bool ``(G,)``.
+
+    - ``move <uid>``: the move was made (every discard and play slot, every hint to
+      every other player of every colour and rank);
+    - ``scored``, ``misplay``: a card was played onto its firework / lost a life;
+    - ``completed, token back``: a firework was completed with fewer than the maximum
+      information tokens (one comes back); ``completed at max tokens``: with the maximum
+      (none does);
+    - ``no info tokens``: a player had to move with no information token (no hint legal);
+    - ``last round``: a player moved with the deck empty;
+    - ``end: lives`` / ``end: deck`` / ``end: perfect``: the game ended by losing the last
+      life / after the last round / with every firework complete;
+    - ``lost points``: a move's reward was negative (the last life lost with points on
+      the board).
+    """
+    G, T = rec["actions"].shape
+    length = rec["length"]
+    moved = np.arange(T)[None, :] < length[:, None]  # (G, T): moves 1 .. length
+    live = np.arange(T + 1)[None, :] <= length[:, None]  # states 0 .. length
+    to_move = live & ~rec["terminal"]  # states in which a player is to move
+    fireworks, info, max_score = rec["fireworks"], rec["info"], env.num_colors * env.num_ranks
+    events = {f"move {uid}": np.any((rec["actions"] == uid) & moved, axis=1) for uid in range(env.noop)}
+    completed = np.any((fireworks[:, 1:] == env.num_ranks) & (fireworks[:, :-1] < env.num_ranks), -1) & moved
+    final = np.arange(G), length
+    final_score = fireworks[final].sum(-1)
+    events |= {
+        "scored": np.any((fireworks[:, 1:].sum(-1) > fireworks[:, :-1].sum(-1)) & moved, axis=1),
+        "misplay": np.any((rec["life"][:, 1:] < rec["life"][:, :-1]) & moved, axis=1),
+        "completed, token back": np.any(completed & (info[:, 1:] > info[:, :-1]), axis=1),
+        "completed at max tokens": np.any(completed & (info[:, :-1] == env.max_info_tokens), axis=1),
+        "no info tokens": np.any((info == 0) & to_move, axis=1),
+        "last round": np.any((rec["deck"] == 0) & to_move, axis=1),
+        "end: lives": rec["life"][final] == 0,
+        "end: deck": (rec["life"][final] > 0) & (rec["deck"][final] == 0) & (final_score < max_score),
+        "end: perfect": final_score == max_score,
+        "lost points": np.any((rec["reward"] < 0) & moved, axis=1),
+    }
+    return events

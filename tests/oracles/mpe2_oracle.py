@@ -5,6 +5,12 @@ velocities, utterances and goal landmarks), then step with uniformly random acti
 until the episode ends, recording every observation, reward and done flag. Our
 environment is then started from the same state and fed the same actions.
 
+mpe2's ``parallel_env`` is PettingZoo's ``aec_to_parallel_wrapper`` around its wrapped
+AEC env (``env``); the recorder drives that AEC env the way the parallel wrapper does,
+minus two costs that change nothing recorded (identical recordings, checked): the
+wrapper's observation of each agent before it moves (``last()``, thrown away) and the
+formatting of out-of-range-action warnings that are suppressed anyway.
+
 Continuous actions are drawn from ``[-0.2, 1.2]`` so that the clipping both
 implementations apply to out-of-range actions is exercised too.
 """
@@ -76,6 +82,10 @@ class Recording:
         obs: per agent, ``(R, T + 1, obs_dim)``; index 0 is the reset observation.
         reward: per agent, ``(R, T)``.
         done: per agent, ``(R, T)`` (termination or truncation).
+        entities: entity names, agents then landmarks, ``(E,)``.
+        size, max_speed: entity radii and speed caps (``inf``: none), ``(E,)``.
+        movable: which entities move, ``(E,)``; silent: which agents cannot speak, ``(A,)``.
+        num_actions: per agent, the size of its ``Discrete`` space (0 if continuous).
     """
 
     agents: list[str]
@@ -88,6 +98,12 @@ class Recording:
     obs: dict[str, np.ndarray]
     reward: dict[str, np.ndarray]
     done: dict[str, np.ndarray]
+    entities: list[str]
+    size: np.ndarray
+    max_speed: np.ndarray
+    movable: np.ndarray
+    silent: np.ndarray
+    num_actions: dict[str, int]
 
 
 def _world_state(world) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -107,6 +123,44 @@ def _pad(items: list, length: int, fill: float) -> np.ndarray:
     return np.concatenate([arr, pad])
 
 
+class _QuietLogger:
+    """Within ``with``: no out-of-range-action warnings from PettingZoo's wrappers.
+
+    The continuous actions are out of range on purpose. ``EnvLogger.suppress_output()``
+    hides the warnings but each one still formats the action array first, which costs
+    about a fifth of the recording time.
+    """
+
+    def __enter__(self) -> None:
+        from pettingzoo.utils.env_logger import EnvLogger
+
+        EnvLogger.suppress_output()
+        self._saved = EnvLogger.__dict__["warn_action_out_of_bound"]
+        EnvLogger.warn_action_out_of_bound = staticmethod(lambda *args, **kwargs: None)
+
+    def __exit__(self, *exc: object) -> None:
+        from pettingzoo.utils.env_logger import EnvLogger
+
+        EnvLogger.warn_action_out_of_bound = self._saved
+
+
+def _parallel_step(aec, actions: dict) -> tuple[dict, dict, dict, dict]:
+    """One step of every agent: PettingZoo's ``aec_to_parallel_wrapper.step`` on mpe2's
+    wrapped AEC env, without its ``aec_env.last()`` call, which computes an observation
+    it throws away (half of mpe2's observation work)."""
+    rewards = dict.fromkeys(aec.agents, 0.0)
+    for agent in aec.agents:
+        assert agent == aec.agent_selection, (agent, aec.agent_selection)
+        aec.step(actions[agent])
+        for other in aec.agents:
+            rewards[other] += aec.rewards[other]
+    terminations, truncations = dict(aec.terminations), dict(aec.truncations)
+    observations = {agent: aec.observe(agent) for agent in aec.agents}
+    while aec.agents and (terminations.get(aec.agent_selection) or truncations.get(aec.agent_selection)):
+        aec.step(None)
+    return observations, rewards, terminations, truncations
+
+
 def record(
     env_id: str,
     num_episodes: int,
@@ -115,19 +169,23 @@ def record(
     **kwargs,
 ) -> Recording:
     """Run ``num_episodes`` full episodes of mpe2's version of ``env_id``."""
-    from pettingzoo.utils.env_logger import EnvLogger
+    with _QuietLogger():
+        return _record(env_id, num_episodes, continuous, seed, **kwargs)
 
-    EnvLogger.suppress_output()  # out-of-range continuous actions are clipped, on purpose
+
+def _record(env_id: str, num_episodes: int, continuous: bool, seed: int, **kwargs) -> Recording:
     module_name, goals_fn = SCENARIOS[env_id]
     module = importlib.import_module(module_name)
-    env = module.parallel_env(continuous_actions=continuous, **kwargs)
-    max_steps = env.unwrapped.max_cycles
+    aec = module.env(continuous_actions=continuous, **kwargs)  # what parallel_env wraps
+    max_steps = aec.unwrapped.max_cycles
     rng = np.random.default_rng(seed)
-    agents = list(env.possible_agents)
+    agents = list(aec.possible_agents)
+    spaces = {a: aec.action_space(a) for a in agents}
     episodes: list[dict] = []
     for ep in range(num_episodes):
-        obs, _ = env.reset(seed=seed * 100_003 + ep)
-        world = env.unwrapped.world
+        aec.reset(seed=seed * 100_003 + ep)
+        obs = {a: aec.observe(a) for a in aec.agents}
+        world = aec.unwrapped.world
         states = [_world_state(world)]
         rec = {
             "goal": np.asarray(goals_fn(world), np.int64),
@@ -136,15 +194,15 @@ def record(
             "reward": {a: [] for a in agents},
             "done": {a: [] for a in agents},
         }
-        while env.agents:
+        while aec.agents:
             acts = {}
             for a in agents:
-                space = env.action_space(a)
+                space = spaces[a]
                 if continuous:
                     acts[a] = rng.uniform(-0.2, 1.2, space.shape).astype(np.float32)
                 else:
                     acts[a] = np.int64(rng.integers(space.n))
-            obs, rew, term, trunc, _ = env.step(acts)
+            obs, rew, term, trunc = _parallel_step(aec, acts)
             states.append(_world_state(world))
             for a in agents:
                 rec["actions"][a].append(acts[a])
@@ -161,7 +219,8 @@ def record(
             rec["reward"][a] = _pad(rec["reward"][a], max_steps, np.nan)
             rec["done"][a] = _pad(rec["done"][a], max_steps, False)
         episodes.append(rec)
-    env.close()
+    entities = world.agents + world.landmarks
+    aec.close()
 
     def stack(key: str) -> dict[str, np.ndarray]:
         return {a: np.stack([r[key][a] for r in episodes]) for a in agents}
@@ -177,4 +236,93 @@ def record(
         obs=stack("obs"),
         reward=stack("reward"),
         done=stack("done"),
+        entities=[e.name for e in entities],
+        size=np.array([e.size for e in entities], np.float64),
+        max_speed=np.array([np.inf if e.max_speed is None else e.max_speed for e in entities]),
+        movable=np.array([e.movable for e in entities]),
+        silent=np.array([a.silent for a in world.agents]),
+        num_actions={a: 0 if continuous else int(spaces[a].n) for a in agents},
     )
+
+
+# ------------------------------------------------------------------- coverage
+def _kind(name: str) -> str:
+    """``"adversary_0"`` -> ``"adversary"``, ``"landmark 1"`` -> ``"landmark"``."""
+    return name.rstrip("0123456789").rstrip("_ ")
+
+
+# Arena penalty bands of simple_tag and simple_world_comm (per coordinate |x|): 0 below
+# 0.9, linear up to 1, exp(2|x| - 2) up to 1 + ln(10) / 2 and capped at 10 beyond.
+BOUNDS_BANDS = {
+    "linear": (0.9, 1.0),
+    "exp": (1.0, 1.0 + np.log(10.0) / 2),
+    "capped": (1.0 + np.log(10.0) / 2, np.inf),
+}
+
+
+def coverage(rec: Recording) -> dict[str, np.ndarray]:
+    """What happened in each recorded episode: event name -> ``(R,)`` count of steps.
+
+    Events (all on the state after each step; ``A``, ``B``, ``F`` are entity kinds, the
+    name without its number):
+
+    - ``overlap A-B``: an agent of kind A overlaps a different entity of kind B
+      (distance < sum of radii): a contact force if both collide, a catch, food, a
+      landmark reached, being in a forest...
+    - ``shared F``: two agents overlap the same entity of kind F (e.g. share a forest);
+      ``separate F``: two agents each overlap an entity of kind F, but no common one.
+    - ``max speed A``: an agent of kind A moves at its speed cap (velocity rescaled).
+    - ``bounds A band``: an agent of kind A has a coordinate in that band of
+      :data:`BOUNDS_BANDS`.
+    - ``mute A``: an agent of kind A that can speak says all zeros (continuous only).
+    - ``action A below`` / ``above``: a continuous action entry of agent A is outside
+      ``[0, 1]`` (clipped); ``action A = k``: agent A chose discrete action k.
+    - ``terminated`` / ``truncated``: the episode ended early / at the time limit.
+    """
+    T = rec.reward[rec.agents[0]].shape[1]
+    valid = np.arange(1, T + 1)[None, :] <= rec.length[:, None]  # (R, T): steps that happened
+    pos, vel = rec.p_pos[:, 1:], rec.p_vel[:, 1:]  # (R, T, E, 2)
+    kinds = [_kind(n) for n in rec.entities]
+    A = len(rec.agents)
+    events: dict[str, np.ndarray] = {}
+
+    def add(name: str, happened: np.ndarray) -> None:  # happened: (R, T)
+        count = np.sum(happened & valid, axis=1)
+        events[name] = events.get(name, 0) + count
+
+    dist = np.linalg.norm(pos[:, :, :, None] - pos[:, :, None, :], axis=-1)  # (R, T, E, E)
+    touching = dist < rec.size[:, None] + rec.size[None, :]
+    for i in range(A):
+        for j in range(len(kinds)):
+            if i != j and (rec.movable[i] or rec.movable[j]):
+                add(f"overlap {kinds[i]}-{kinds[j]}", touching[:, :, i, j])
+    for kind in sorted(set(kinds[A:])):
+        inside = touching[:, :, :A, [f for f in range(A, len(kinds)) if kinds[f] == kind]]  # (R, T, A, F)
+        common = np.einsum("rtaf,rtbf->rtab", inside, inside) > 0  # a and b in a common one
+        some = np.any(inside, axis=-1)  # (R, T, A)
+        pairs = ~np.eye(A, dtype=bool)
+        add(f"shared {kind}", np.any(common & pairs, axis=(-1, -2)))
+        apart = some[:, :, :, None] & some[:, :, None, :] & ~common & pairs
+        add(f"separate {kind}", np.any(apart, axis=(-1, -2)))
+    speed = np.linalg.norm(vel, axis=-1)
+    for i in range(A):
+        if np.isfinite(rec.max_speed[i]):
+            add(f"max speed {kinds[i]}", speed[:, :, i] >= rec.max_speed[i] * (1 - 1e-6))
+        if rec.movable[i]:
+            x = np.max(np.abs(pos[:, :, i]), axis=-1)
+            for band, (lo, hi) in BOUNDS_BANDS.items():
+                add(f"bounds {kinds[i]} {band}", (x >= lo) & (x < hi))
+        if not rec.silent[i] and rec.c.shape[-1]:
+            add(f"mute {kinds[i]}", np.all(rec.c[:, 1:, i] == 0, axis=-1))
+    for a, n in rec.num_actions.items():
+        act = rec.actions[a]
+        if n:
+            for k in range(n):
+                add(f"action {a} = {k}", act == k)
+        else:
+            add(f"action {a} below", np.any(act < 0, axis=-1))
+            add(f"action {a} above", np.any(act > 1, axis=-1))
+    ends = np.arange(1, T + 1)[None, :] == rec.length[:, None]
+    add("terminated", ends & (rec.length[:, None] < T))
+    add("truncated", ends & (rec.length[:, None] == T))
+    return events

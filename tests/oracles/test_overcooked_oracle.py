@@ -14,18 +14,18 @@ vmapped ``lax.scan``.
 - Automatic rule: overcooked-ai with cooking started when the third onion goes in and
   no empty-handed start; the two rules differ only in when cooking starts.
 
-CI plays ``OVERCOOKED_ORACLE_TRAJECTORIES`` (default 4) trajectories per layout and per
-kind of start (8 x 400 steps per layout). The acceptance run uses 100 of each kind, 200
-trajectories per layout (80,000 transitions per layout, 400,000 for the interact rule
-and 160,000 more for the automatic rule)::
+CI plays 4 trajectories per layout and per kind of start (8 x 400 steps per layout).
+The acceptance run (``JAXMARL_FULL_ORACLES=1``, see ``tests/settings.py``) uses 100 of
+each kind, 200 trajectories per layout (80,000 transitions per layout, 400,000 for the
+interact rule and 160,000 more for the automatic rule); ``OVERCOOKED_ORACLE_TRAJECTORIES``
+sets another number::
 
-    OVERCOOKED_ORACLE_TRAJECTORIES=100 pytest tests/oracles/test_overcooked_oracle.py -n 0 -s
+    JAXMARL_FULL_ORACLES=1 pytest tests/oracles/test_overcooked_oracle.py -n 0 -s
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -36,6 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from fast_compile import jit
+from settings import oracle_count
 
 from jaxmarl.environments.overcooked import CLASSIC_LAYOUTS, Overcooked
 from jaxmarl.environments.overcooked.generator import standard_start
@@ -43,7 +44,7 @@ from jaxmarl.environments.overcooked.generator import standard_start
 pytestmark = pytest.mark.oracle
 
 ORACLE = Path(__file__).with_name("overcooked_oracle.py")
-TRAJECTORIES = int(os.environ.get("OVERCOOKED_ORACLE_TRAJECTORIES", "4"))
+TRAJECTORIES = oracle_count(reduced=4, full=100, variable="OVERCOOKED_ORACLE_TRAJECTORIES")
 STEPS = 400
 CHUNK = 50  # trajectories per oracle process
 FIELDS = ("pos", "dir", "held", "held_onions", "items", "onions", "cook_tick", "step")
@@ -56,7 +57,7 @@ def make_jobs(layout: str, rule: str, count: int, seed: int) -> tuple[Overcooked
     """``count`` standard starts and ``count`` random states, with random actions."""
     env = Overcooked(layout=layout, cooking=rule, random_reset=True, max_steps=STEPS)
     keys = jax.random.split(jax.random.PRNGKey(seed), count)
-    _, randoms = jax.vmap(env.reset_env)(keys)
+    _, randoms = jit(jax.vmap(env.reset_env))(keys)
     standard = standard_start(env.layout, keys[0], random_orientation=False)
     starts = jax.tree.map(
         lambda s, r: np.concatenate([np.broadcast_to(np.asarray(s), (count, *s.shape)), np.asarray(r)]),
@@ -80,8 +81,9 @@ def run_oracle(
         return {k: data[k] for k in data.files}
 
 
-def replay(env: Overcooked, starts, actions: np.ndarray) -> dict:
-    """Our trajectories from ``starts`` under ``actions``, every step recorded."""
+def replay(env: Overcooked, starts, actions: np.ndarray) -> tuple[dict, np.ndarray]:
+    """Our trajectories from ``starts`` under ``actions``, every step recorded, and the
+    encodings of the start states (one compiled call)."""
 
     def one(state, acts):
         def body(s, a):
@@ -98,7 +100,7 @@ def replay(env: Overcooked, starts, actions: np.ndarray) -> dict:
         _, out = jax.lax.scan(body, state, acts)
         return out
 
-    run = jit(jax.vmap(one))
+    run = jit(lambda starts, actions: (jax.vmap(one)(starts, actions), jax.vmap(env.encode)(starts)))
     return jax.device_get(run(starts, jnp.asarray(actions)))
 
 
@@ -149,8 +151,7 @@ def results(tmp_path_factory) -> dict:
                 )
         out = {}
         for job, (env, starts, actions) in prepared.items():
-            ours = replay(env, starts, actions)
-            starts_obs = np.asarray(jax.vmap(env.encode)(starts))
+            ours, starts_obs = replay(env, starts, actions)
             problems, counts = [], {}
             for lo in range(0, len(actions), CHUNK):
                 theirs = futures[(job, lo)].result()

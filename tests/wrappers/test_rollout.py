@@ -5,6 +5,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from fast_compile import jit
 from stub_envs import CounterEnv
 
 import jaxmarl
@@ -15,17 +16,17 @@ from jaxmarl.wrappers.rollout import resolve_teams
 def test_shapes_padding_ids_and_masks_for_heterogeneous_agents():
     env = jaxmarl.make("MPE_simple_world_comm_v3")  # obs 34 / 28, actions 20 / 5
     manager = RolloutManager(env, num_envs=3)
-    obs, state = manager.reset(jax.random.PRNGKey(0))
+    obs, state = jit(manager.reset)(jax.random.PRNGKey(0))
     assert obs.shape == (3, 6, 34 + 6) and manager.action_dim == 20
     # Good agents' 28-dim observations are zero-padded; every row ends with its one-hot id.
     np.testing.assert_array_equal(obs[:, 4:, 28:34], 0.0)
     np.testing.assert_array_equal(obs[:, :, 34:], np.broadcast_to(np.eye(6), (3, 6, 6)))
-    avail = manager.avail_actions(state)
+    avail = jit(manager.avail_actions)(state)
     assert avail.shape == (3, 6, 20)
     assert np.all(avail[:, 0]) and np.all(avail[:, 1:, :5]) and not np.any(avail[:, 1:, 5:])
-    assert manager.global_state(state).shape == (3, manager.state_dim)
+    assert jit(manager.global_state)(state).shape == (3, manager.state_dim)
     actions = jnp.zeros((3, 6), jnp.int32).at[:, 0].set(19)  # the leader's largest action
-    obs, _, reward, done, info = jax.jit(manager.step)(jax.random.PRNGKey(1), state, actions)
+    obs, _, reward, done, info = jit(manager.step)(jax.random.PRNGKey(1), state, actions)
     assert obs.shape == (3, 6, 40) and reward.shape == (3, 6) and done.shape == (3, 6)
     assert info["final_obs"].shape == (3, 6, 40) and info["episode_over"].shape == (3,)
 
@@ -36,7 +37,7 @@ def test_final_obs_is_where_the_episode_ended_and_truncation_is_not_termination(
     manager = RolloutManager(CounterEnv(max_steps=3, goal=4.0), num_envs=2, agent_ids=False)
     obs, state = manager.reset(jax.random.PRNGKey(0))
     actions = jnp.array([[1, 1], [1, 0]], jnp.int32)
-    step = jax.jit(manager.step)
+    step = jit(manager.step)
     expected_over = [[False, False], [True, False], [False, True]]
     for t, key in enumerate(jax.random.split(jax.random.PRNGKey(1), 3)):
         start = state.start

@@ -11,7 +11,7 @@ same 256 games where the random policy scored 0.0.
 from __future__ import annotations
 
 import jax
-from fast_compile import COMPILER_OPTIONS
+from fast_compile import COMPILER_OPTIONS, long_run_jit
 
 from baselines import common, evaluate, ppo
 
@@ -31,7 +31,9 @@ def test_ippo_scores_above_a_random_policy():
     config = common.compose_config(
         "ppo", ["alg=ippo_ff", "env=hanabi"] + [f"{k}={v}" for k, v in BUDGET.items()]
     )
-    out = common.train_seeds(ppo.make_train, config)
+    # common.train_seeds, compiled for a long run (fast_compile.LONG_RUN_OPTIONS).
+    keys = common.shard_over_devices(common.seed_keys(config), config)
+    out = long_run_jit(jax.vmap(ppo.make_train(config)))(keys)
     env, init_hidden, act = ppo.make_policy(config)
     keys = jax.random.split(jax.random.PRNGKey(7), 256)
     ours, rand = evaluate.returns_on_keys(

@@ -5,7 +5,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fast_compile import jit
+from fast_compile import jit, long_run_jit
 from smax_testutils import battle, heuristic_outcomes
 
 import jaxmarl
@@ -75,7 +75,7 @@ def test_heuristic_against_itself_wins_half_of_2000_battles(name):
     env = SMAX(scenario=name)
     num_envs, num_steps = SYMMETRIC[name]
     counts = np.asarray(
-        jax.jit(lambda k: heuristic_outcomes(env, k, num_envs, num_steps))(jax.random.PRNGKey(0))
+        long_run_jit(lambda k: heuristic_outcomes(env, k, num_envs, num_steps))(jax.random.PRNGKey(0))
     )
     decided = counts[0] + counts[1]
     assert decided >= 2000, counts

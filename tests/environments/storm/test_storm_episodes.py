@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fast_compile import COMPILER_OPTIONS
+from fast_compile import COMPILER_OPTIONS, jit
 from storm_testutils import FOUR, INTERACT, KEY, MANY, STAY, TWO, actions, get, many_resets, rewards, state
 
 import jaxmarl
@@ -118,7 +118,7 @@ def test_inner_episodes_restart_and_the_episode_ends_as_a_truncation():
 def test_coins_are_reshuffled_when_an_inner_episode_restarts():
     env = get("storm_2p", num_inner_steps=1, num_outer_steps=2, fixed_coin_location=False)
     _, s = many_resets(env)
-    step = jax.jit(jax.vmap(env.env.step_env))
+    step = jit(jax.vmap(env.env.step_env))
     acts = {a: jnp.full((MANY,), STAY) for a in env.env.agents}
     _, s2, *_ = step(jax.random.split(KEY, MANY), s, acts)
     assert np.all(np.asarray(s2.step) == 1)
@@ -151,7 +151,7 @@ def test_registered_ids_build_the_same_two_player_game():
 
 def test_every_action_is_always_available():
     s = state(TWO.env, "\n".join(["0......1"] + ["........"] * 7), "SS", freeze=[3, 0])
-    masks = jax.jit(TWO.env.get_avail_actions)(s)
+    masks = jit(TWO.env.get_avail_actions)(s)
     for a in TWO.env.agents:
         np.testing.assert_array_equal(masks[a], np.ones(5, bool))
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 import pytest
+from fast_compile import jit
 from storm_testutils import (
     FORWARD,
     FOUR,
@@ -286,6 +287,6 @@ def test_no_shared_cells_in_random_play():
         _, s, *_ = env.step_env(k, s, {ag: a[i] for i, ag in enumerate(env.agents)})
         return s, s.pos
 
-    _, pos = jax.jit(lambda s: jax.lax.scan(body, s, keys(300, 1)))(s0)
+    _, pos = jit(lambda s: jax.lax.scan(body, s, keys(300, 1)))(s0)
     cells = np.asarray(pos[..., 0] * 8 + pos[..., 1])
     assert all(len(set(row)) == env.num_agents for row in cells)
