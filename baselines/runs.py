@@ -183,13 +183,18 @@ class History:
 
 
 def metrics_rows(
-    metrics: dict[str, np.ndarray], agents: list[str], first_update: int = 0
+    metrics: dict[str, np.ndarray],
+    agents: list[str],
+    first_update: int = 0,
+    metric_names: tuple[str, ...] = (),
 ) -> list[dict[str, Any]]:
     """Rows of the metrics CSV from arrays of shape ``(num_seeds, num_updates, ...)``
-    holding updates ``first_update + 1 ...``. Per-agent arrays (last axis = agents)
-    become ``<name>_<agent>`` columns."""
+    holding updates ``first_update + 1 ...``: the returns and episode counts first, then
+    the environment's ``metric_names``, then the rest by name. Per-agent arrays (last
+    axis = agents) become ``<name>_<agent>`` columns."""
     num_seeds, num_updates = metrics["timestep"].shape[:2]
-    first = [k for k in ("timestep", "return_mean", "return", "episode_length", "episodes") if k in metrics]
+    leading = ("timestep", "return_mean", "return", "episode_length", "episodes", *metric_names)
+    first = [k for k in leading if k in metrics]
     names = first + sorted(k for k in metrics if k not in first)
     rows = []
     for update in range(num_updates):  # update-major, so appending slices keeps the order
@@ -547,7 +552,7 @@ def train(
     if writer:
         assert run_dir is not None
         save_config(run_dir, config)
-        write_csv(run_dir / "metrics.csv", metrics_rows(history.upto(done), agents))
+        write_csv(run_dir / "metrics.csv", metrics_rows(history.upto(done), agents, 0, metric_names))
     wandb_log = WandbLog(config, run_dir, agents) if writer and run_dir is not None else None
     last_checkpoint = time.monotonic()
     # Without a run folder there is nothing to save: signals keep their usual effect.
@@ -564,7 +569,7 @@ def train(
             if writer:
                 assert run_dir is not None and wandb_log is not None
                 new = {k: v[:, :count] for k, v in metrics.items()}
-                write_csv(run_dir / "metrics.csv", metrics_rows(new, agents, done), append=True)
+                write_csv(run_dir / "metrics.csv", metrics_rows(new, agents, done, metric_names), append=True)
                 wandb_log.log(new)
             done += count
             stopping = bool(stop)  # a signal arriving from here on is seen after the next slice

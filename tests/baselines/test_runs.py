@@ -296,7 +296,7 @@ def test_smax_win_rate_reaches_the_metrics_file_and_the_evaluation(tmp_path):
     )
     out = ppo.run(config, tmp_path)
     header = (tmp_path / "metrics.csv").read_text().splitlines()[0].split(",")
-    assert "win_rate" in header
+    assert header[header.index("episodes") + 1] == "win_rate"  # next to the returns
     finished = out["metrics"]["episodes"] > 0
     rates = out["metrics"]["win_rate"][finished]
     assert finished.any() and np.all((rates >= 0) & (rates <= 1))
