@@ -36,17 +36,37 @@ from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
+from flax import struct
 
 from jaxmarl.environments import actions as action_rules
 from jaxmarl.environments.spaces import Box, Discrete, MultiDiscrete, Space
 
-__all__ = ["MultiAgentEnv", "random_actions"]
+__all__ = ["MultiAgentEnv", "State", "random_actions"]
 
 Obs = dict[str, jax.Array]
 Actions = dict[str, jax.Array]
 Rewards = dict[str, jax.Array]
 Dones = dict[str, jax.Array]
 Info = dict[str, Any]
+AvailActions = dict[str, jax.Array]
+# JaxMARL's names for the same types.
+Observations = Obs
+Infos = Info
+BatchedActions = jax.Array  # (num_agents, ...): one row per agent, before splitting into a dict
+BatchedObservations = jax.Array  # (num_agents, *obs_shape)
+
+
+@struct.dataclass
+class State:
+    """A minimal environment state, for environments written outside this library.
+
+    Our families define their own state dataclasses; a state only needs a ``step``
+    counter for :class:`MultiAgentEnv` to apply ``max_steps``. Subclass this (as a
+    ``flax.struct.dataclass``) to add fields.
+    """
+
+    done: jax.Array  # () bool: the episode is over
+    step: jax.Array  # () int32: steps taken in this episode
 
 
 class MultiAgentEnv:
@@ -204,6 +224,18 @@ class MultiAgentEnv:
     def name(self) -> str:
         """The environment's class name."""
         return type(self).__name__
+
+    def agent_classes(self) -> dict[str, list[str]]:
+        """The agents grouped by role, from their names: ``{"adversaries": [...],
+        "agents": [...]}`` for MPE's ``adversary_i``/``agent_i`` (JaxMARL's keys, with
+        ``leadadversary`` for World Comm's leader), otherwise one group per name
+        prefix (``ally``/``enemy`` in SMAX, ``agent`` elsewhere)."""
+        plural = {"adversary": "adversaries", "agent": "agents"}
+        classes: dict[str, list[str]] = {}
+        for agent in self.agents:
+            prefix = agent.rstrip("0123456789").rstrip("_") or agent
+            classes.setdefault(plural.get(prefix, prefix), []).append(agent)
+        return classes
 
     def get_avail_actions(self, state: Any) -> dict[str, jax.Array]:
         """Per-agent boolean masks of legal actions.

@@ -56,7 +56,13 @@ class LogWrapper(Wrapper):
 
     Args:
         env: the environment to wrap.
+        replace_info: drop the environment's own ``info`` entries, keeping only the
+            ones above (JaxMARL's option).
     """
+
+    def __init__(self, env: Any, replace_info: bool = False) -> None:
+        super().__init__(env)
+        self.replace_info = bool(replace_info)
 
     @partial(jax.jit, static_argnums=(0,))
     def reset(self, key: jax.Array) -> tuple[dict[str, jax.Array], LogEnvState]:
@@ -108,7 +114,7 @@ class LogWrapper(Wrapper):
             },
         )
         n = self._env.num_agents
-        info = dict(info)
+        info = {} if self.replace_info else dict(info)
         if "final_state" in info:  # the state the episode ended in, as this wrapper's state
             info["final_state"] = LogEnvState(
                 env_state=info["final_state"],

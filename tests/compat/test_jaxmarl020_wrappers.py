@@ -1,0 +1,127 @@
+"""``jaxmarl.wrappers.baselines`` (JaxMARL's names) means what it means in JaxMARL 0.2.0."""
+
+from __future__ import annotations
+
+import json
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from stub_envs import CounterEnv
+
+import jaxmarl
+from jaxmarl.environments.spaces import Box, Discrete, MultiDiscrete
+from jaxmarl.wrappers.baselines import (
+    CTRolloutManager,
+    LogWrapper,
+    MPELogWrapper,
+    SMAXLogWrapper,
+    get_space_dim,
+    load_params,
+    save_params,
+)
+from tests.oracles.jaxmarl020 import run_oracle
+
+PARAMS = {
+    "params": {
+        "Dense_0": {"kernel": np.arange(6, dtype=np.float32).reshape(2, 3), "bias": np.ones(3, np.float32)},
+        "Dense_1": {"kernel": np.full((3, 1), 0.5, np.float32)},
+    }
+}
+
+
+def assert_same_tree(a, b):
+    assert jax.tree.structure(a) == jax.tree.structure(b)
+    for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
+@pytest.mark.oracle
+def test_params_files_are_interchangeable_with_jaxmarl(tmp_path):
+    ours, theirs = tmp_path / "ours.safetensors", tmp_path / "theirs.safetensors"
+    save_params(PARAMS, ours)
+    script = tmp_path / "roundtrip.py"
+    script.write_text(
+        "import json, sys\n"
+        "import numpy as np\n"
+        "from jaxmarl.wrappers.baselines import load_params, save_params\n"
+        "p = load_params(sys.argv[1])\n"
+        "tree = {k: {n: np.asarray(v).tolist() for n, v in d.items()} for k, d in p['params'].items()}\n"
+        "print(json.dumps(tree))\n"
+        "save_params(p, sys.argv[2])\n"
+    )
+    out = run_oracle(script, str(ours), str(theirs), cwd=tmp_path)
+    read_by_jaxmarl = json.loads(out.strip().splitlines()[-1])
+    expected = {k: {n: np.asarray(v).tolist() for n, v in d.items()} for k, d in PARAMS["params"].items()}
+    assert read_by_jaxmarl == expected
+    assert_same_tree(load_params(theirs), PARAMS)
+
+
+def rollout(env, steps, actions):
+    key = jax.random.PRNGKey(0)
+    obs, state = env.reset(key)
+    infos = []
+    for t in range(steps):
+        obs, state, reward, done, info = env.step(jax.random.fold_in(key, t), state, actions)
+        infos.append(info)
+    return infos
+
+
+def test_log_wrapper_replace_info_keeps_only_the_logging_keys():
+    env = CounterEnv(max_steps=3)
+    acts = {"a": jnp.int32(1), "b": jnp.int32(0)}
+    info = rollout(LogWrapper(env, replace_info=True), 3, acts)[-1]
+    assert set(info) == {
+        "returned_episode",
+        "returned_episode_returns",
+        "returned_episode_lengths",
+        "returned_episode_metrics",
+    }
+    assert "truncated" in rollout(LogWrapper(env), 3, acts)[-1]
+
+
+def test_mpe_log_wrapper_reports_returns_times_the_number_of_agents():
+    env = jaxmarl.make("MPE_simple_spread_v3", max_steps=4)
+    acts = {a: jnp.int32(1) for a in env.agents}
+    plain = rollout(LogWrapper(env), 4, acts)[-1]
+    scaled = rollout(MPELogWrapper(env), 4, acts)[-1]
+    assert bool(plain["returned_episode"][0])
+    np.testing.assert_allclose(
+        scaled["returned_episode_returns"], 3 * plain["returned_episode_returns"], rtol=1e-6
+    )
+    assert float(plain["returned_episode_returns"][0]) != 0.0
+
+
+def test_smax_log_wrapper_flags_agents_whose_last_reward_was_at_least_one():
+    env = SMAXLogWrapper(CounterEnv(max_steps=3))
+    infos = rollout(env, 3, {"a": jnp.int32(1), "b": jnp.int32(0)})
+    np.testing.assert_array_equal(infos[1]["returned_won_episode"], [0.0, 0.0])  # no episode finished yet
+    np.testing.assert_array_equal(infos[2]["returned_won_episode"], [1.0, 0.0])
+    np.testing.assert_array_equal(infos[2]["returned_episode_returns"], [3.0, 0.0])
+
+
+def test_space_dims():
+    assert get_space_dim(Discrete(7)) == 7
+    assert get_space_dim(Box(0.0, 1.0, (2, 3))) == 6
+    assert get_space_dim(MultiDiscrete([2, 3])) == 2
+
+
+def test_ct_rollout_manager_pads_observations_adds_ids_global_state_and_reward():
+    env = jaxmarl.make("MPE_simple_tag_v3")  # observations of 16 (adversaries) and 14 (the good agent)
+    manager = CTRolloutManager(env, batch_size=3)
+    assert manager.max_obs_length == 16 and manager.obs_size == 16 + env.num_agents
+    obs, state = manager.batch_reset(jax.random.PRNGKey(0))
+    raw = jax.vmap(env.get_obs)(state)
+    for i, agent in enumerate(env.agents):
+        n = raw[agent].shape[-1]
+        np.testing.assert_array_equal(obs[agent][:, :n], raw[agent])
+        np.testing.assert_array_equal(obs[agent][:, n:16], 0.0)
+        np.testing.assert_array_equal(obs[agent][:, 16:], np.tile(np.eye(env.num_agents)[i], (3, 1)))
+    np.testing.assert_allclose(obs["__all__"], jax.vmap(env.get_global_state)(state))
+    actions = {a: manager.batch_sample(jax.random.PRNGKey(i), a) for i, a in enumerate(env.agents)}
+    assert actions[env.agents[0]].shape == (3,)
+    obs, state, reward, done, info = manager.batch_step(jax.random.PRNGKey(1), state, actions)
+    np.testing.assert_allclose(reward["__all__"], sum(reward[a] for a in env.agents), rtol=1e-6)
+    masks = manager.get_valid_actions(state)
+    assert masks[env.agents[0]].shape == (3, 5)

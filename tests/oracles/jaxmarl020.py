@@ -1,0 +1,86 @@
+"""JaxMARL 0.2.0, the original implementation, as an oracle in its own virtual environment.
+
+JaxMARL 0.2.0 has our import name (``jaxmarl``), so it can never share a Python
+environment with this library. ``oracle_python()`` returns the interpreter of a virtual
+environment that holds it, at the versions pinned in ``jaxmarl020-requirements.txt``,
+creating that environment the first time (about a minute, once per machine; pytest-xdist
+workers wait for each other on a file lock). Tests run their oracle side in a subprocess
+of that interpreter (``run_oracle``), passing arrays through ``.npz`` files.
+
+The environment lives in ``$JAXMARL_ORACLE_VENVS/jaxmarl020`` (default
+``~/.cache/jaxmarl/oracle-venvs``) and is rebuilt when the requirements file changes.
+``oracle_package_dir()`` is the installed ``jaxmarl`` package folder of the oracle
+(its shipped tutorials are read from there at test time).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+REQUIREMENTS = Path(__file__).with_name("jaxmarl020-requirements.txt")
+
+
+def venv_folder() -> Path:
+    root = Path(os.environ.get("JAXMARL_ORACLE_VENVS", Path.home() / ".cache" / "jaxmarl" / "oracle-venvs"))
+    return root / "jaxmarl020"
+
+
+@cache
+def oracle_python() -> Path:
+    """The Python interpreter of the JaxMARL 0.2.0 virtual environment, created if missing
+    or built from other requirements."""
+    folder = venv_folder()
+    python = folder / "bin" / "python"
+    marker = folder / "requirements.sha256"
+    digest = hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest()
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / "jaxmarl020.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if python.exists() and marker.exists() and marker.read_text() == digest:
+            return python
+        subprocess.run(["rm", "-rf", str(folder)], check=True)
+        subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+        pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+        subprocess.run([*pip, "-r", str(REQUIREMENTS)], check=True, capture_output=True, text=True)
+        marker.write_text(digest)
+    return python
+
+
+@cache
+def oracle_package_dir() -> Path:
+    """The folder of the oracle's installed ``jaxmarl`` package."""
+    out = subprocess.run(
+        [
+            str(oracle_python()),
+            "-I",
+            "-c",
+            "import importlib.util as u; print(u.find_spec('jaxmarl').origin)",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return Path(out.stdout.strip().splitlines()[-1]).parent
+
+
+def run_oracle(script: Path | str, *args: str, timeout: float = 600, cwd: Path | str | None = None) -> str:
+    """Run ``script`` with the oracle's interpreter (on the CPU, quietly) and return its
+    stdout; a failure raises with the script's stderr."""
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONPATH": ""}
+    proc = subprocess.run(
+        [str(oracle_python()), str(script), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=cwd,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"JaxMARL 0.2.0 oracle {Path(script).name} failed:\n{proc.stderr[-4000:]}")
+    return proc.stdout
