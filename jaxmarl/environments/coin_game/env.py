@@ -150,6 +150,11 @@ class CoinGame(MultiAgentEnv):
         self.observation_spaces = {a: Box(0, 1, obs_shape, jnp.uint8) for a in self.agents}
         self.action_spaces = {a: Discrete(C.NUM_ACTIONS) for a in self.agents}
 
+    @property
+    def num_actions(self) -> int:
+        """The number of actions, 5 (JaxMARL 0.2.0's name)."""
+        return C.NUM_ACTIONS
+
     # ------------------------------------------------------------------- env API
     def reset_env(self, key: jax.Array) -> tuple[dict[str, jax.Array], State]:
         words = jax.random.bits(key, (NUM_LAYOUT_WORDS,), jnp.uint32)

@@ -6,4 +6,6 @@ Registered as ``hanabi`` (2 players by default; ``make("hanabi", num_agents=4)``
 from jaxmarl.environments.hanabi.env import Hanabi
 from jaxmarl.environments.hanabi.types import GameConfig, State
 
-__all__ = ["GameConfig", "Hanabi", "State"]
+HanabiEnv = Hanabi  # JaxMARL 0.2.0's name
+
+__all__ = ["GameConfig", "Hanabi", "HanabiEnv", "State"]

@@ -33,6 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxmarl.environments.hanabi import constants as C
+from jaxmarl.environments.hanabi import jaxmarl_api as J
 from jaxmarl.environments.hanabi.generator import initial_state, shuffled_deck
 from jaxmarl.environments.hanabi.moves import describe_move, move_table
 from jaxmarl.environments.hanabi.observations import ObservationEncoder, observation_layout
@@ -176,6 +177,37 @@ class Hanabi(MultiAgentEnv):
         self.obs_size = self.encoder.size
         self.observation_spaces = {a: Box(0.0, 1.0, (self.obs_size,)) for a in self.agents}
         self.action_spaces = {a: Discrete(self.num_moves) for a in self.agents}
+
+    # ------------------------------------------------------ JaxMARL 0.2.0's names
+    # JaxMARL's HanabiEnv methods on our state (jaxmarl_api.py, which says what differs).
+    action_set = property(J.action_set)
+    action_encoding = property(J.action_encoding)
+    agent_range = property(J.agent_range)
+    color_map = property(J.color_map)
+    num_actions = property(J.num_actions)
+    num_cards_of_rank = property(J.num_cards_of_rank)
+    discard_action_range = property(J.discard_action_range)
+    play_action_range = property(J.play_action_range)
+    color_action_range = property(J.color_action_range)
+    rank_action_range = property(J.rank_action_range)
+    hands_n_feats = property(J.hands_n_feats)
+    board_n_feats = property(J.board_n_feats)
+    discards_n_feats = property(J.discards_n_feats)
+    last_action_n_feats = property(J.last_action_n_feats)
+    v0_belief_n_feats = property(J.v0_belief_n_feats)
+    get_legal_moves = J.get_legal_moves
+    terminal = J.terminal
+    reset_game = J.reset_game
+    reset_game_from_deck = J.reset_game_from_deck
+    reset_game_from_deck_of_pairs = J.reset_game_from_deck_of_pairs
+    reset_from_deck = J.reset_from_deck
+    reset_from_deck_of_pairs = J.reset_from_deck_of_pairs
+    step_game = J.step_game
+    get_board_feats = J.get_board_feats
+    get_v0_belief_feats = J.get_v0_belief_feats
+    card_to_string = J.card_to_string
+    render_obs = J.render_obs
+    get_obs_str = J.get_obs_str
 
     def describe(self, action: int) -> str:
         """What action index ``action`` does, e.g. ``"reveal rank 3 to player +1"``."""
@@ -334,7 +366,11 @@ class Hanabi(MultiAgentEnv):
         return obs, new_state, rewards, terminated, {"metrics": metrics}
 
     # ------------------------------------------------------------ observations
-    def get_obs(self, state: State) -> dict[str, jax.Array]:
+    def get_obs(self, state: State, old_state: Any = None, action: Any = None) -> dict[str, jax.Array]:
+        """Every agent's observation. ``old_state`` and ``action`` (JaxMARL's signature,
+        ``get_obs(new_state, old_state, action)``) are ignored: the state records the
+        last move."""
+        del old_state, action
         obs = self.encoder.encode(state)
         return {a: obs[i] for i, a in enumerate(self.agents)}
 

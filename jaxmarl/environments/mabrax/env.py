@@ -31,7 +31,7 @@ import functools
 import io
 import re
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -162,7 +162,7 @@ class MABrax(MultiAgentEnv):
         self.task = TASKS[task]
         self.backend = backend
         self.agent_obsk = int(agent_obsk)
-        self.max_steps = int(episode_length)
+        self.max_steps = self._episode_length = int(episode_length)
         restore = _quiet_mujoco_warnings()
         try:
             self.brax_env = envs.get_environment(self.task.robot, backend=backend)
@@ -198,6 +198,53 @@ class MABrax(MultiAgentEnv):
         self._obs_index = jnp.asarray(index)
         self._obs_widths = widths
         self.global_state_space = Box(low, high, (self.obs_size,))
+
+    # ------------------------------------------------------ JaxMARL 0.2.0's names
+    # JaxMARL's settings, fixed here: one physics step per environment step, automatic
+    # resets (in ``step``), each agent with its own observation and action sizes.
+    action_repeat: ClassVar[int] = 1
+    auto_reset: ClassVar[bool] = True
+    homogenisation_method: ClassVar[str | None] = None
+
+    @property
+    def episode_length(self) -> int:
+        """Steps before the episode is truncated (``max_steps``)."""
+        return self._episode_length
+
+    @property
+    def env(self) -> Any:
+        """The single-agent Brax task (``brax_env``; our state holds its state, see
+        :meth:`brax_state`)."""
+        return self.brax_env
+
+    @property
+    def sys(self) -> Any:
+        """The robot's Brax system."""
+        return self.brax_env.sys
+
+    @property
+    def agent_action_mapping(self) -> dict[str, jax.Array]:
+        """The entries of the robot's action vector each agent drives, in its action's order."""
+        return {
+            a: jnp.asarray([self.layout.actuator[j] for j in part]) for a, part in self.agent_joints.items()
+        }
+
+    @property
+    def agent_obs_mapping(self) -> dict[str, jax.Array]:
+        """The entries of the single-agent observation (``get_global_state``) each agent
+        observes, in its observation's order."""
+        return {
+            a: jnp.asarray([f.obs_index for f in feats]) for a, feats in self.observation_features.items()
+        }
+
+    def map_agents_to_global_action(self, agent_actions: dict[str, jax.Array]) -> jax.Array:
+        """The robot's action vector from the agents' actions (:meth:`assemble_action`)."""
+        return self.assemble_action(agent_actions)
+
+    def map_global_obs_to_agents(self, global_obs: jax.Array) -> dict[str, jax.Array]:
+        """Each agent's observation from the single-agent observation ``(obs_size,)``."""
+        gathered = global_obs[self._obs_index]
+        return {a: gathered[i, : self._obs_widths[i]] for i, a in enumerate(self.agents)}
 
     def _single_agent_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         high = np.full(self.obs_size, np.inf, np.float32)
@@ -254,8 +301,7 @@ class MABrax(MultiAgentEnv):
 
     # -------------------------------------------------------------- observations
     def get_obs(self, state: State) -> dict[str, jax.Array]:
-        gathered = self.brax_state(state).obs[self._obs_index]  # (num_agents, max_width)
-        return {a: gathered[i, : self._obs_widths[i]] for i, a in enumerate(self.agents)}
+        return self.map_global_obs_to_agents(self.brax_state(state).obs)
 
     def get_global_state(self, state: State) -> jax.Array:
         """The single-agent Brax observation ``(obs_size,)``: the full robot state."""

@@ -2,10 +2,16 @@
 
 from jaxmarl.environments.mpe.constants import CONTINUOUS_ACT, DISCRETE_ACT
 from jaxmarl.environments.mpe.env import MPEEnv
+from jaxmarl.environments.mpe.mpe_visualizer import MPEVisualizer
 from jaxmarl.environments.mpe.simple import SimpleMPE
 from jaxmarl.environments.mpe.simple_adversary import SimpleAdversaryMPE
 from jaxmarl.environments.mpe.simple_crypto import SimpleCryptoMPE
-from jaxmarl.environments.mpe.simple_facmac import SimpleFacmacMPE
+from jaxmarl.environments.mpe.simple_facmac import (
+    SimpleFacmacMPE,
+    SimpleFacmacMPE3a,
+    SimpleFacmacMPE6a,
+    SimpleFacmacMPE9a,
+)
 from jaxmarl.environments.mpe.simple_push import SimplePushMPE
 from jaxmarl.environments.mpe.simple_reference import SimpleReferenceMPE
 from jaxmarl.environments.mpe.simple_speaker_listener import SimpleSpeakerListenerMPE
@@ -18,9 +24,13 @@ __all__ = [
     "CONTINUOUS_ACT",
     "DISCRETE_ACT",
     "MPEEnv",
+    "MPEVisualizer",
     "SimpleAdversaryMPE",
     "SimpleCryptoMPE",
     "SimpleFacmacMPE",
+    "SimpleFacmacMPE3a",
+    "SimpleFacmacMPE6a",
+    "SimpleFacmacMPE9a",
     "SimpleMPE",
     "SimplePushMPE",
     "SimpleReferenceMPE",

@@ -34,6 +34,7 @@ import numpy as np
 
 from jaxmarl.environments.mpe import constants as C
 from jaxmarl.environments.mpe.geometry import length
+from jaxmarl.environments.mpe.observations import bounds_penalty
 from jaxmarl.environments.mpe.types import State
 from jaxmarl.environments.multi_agent_env import MultiAgentEnv
 from jaxmarl.environments.spaces import Box, Discrete
@@ -172,6 +173,54 @@ class MPEEnv(MultiAgentEnv):
                 dims.append(d)
         self._action_width = max(dims, default=0)
         self._comm_offset = np.where(agent_movable_arr, C.NUM_MOVES, 0).astype(np.int32)
+
+    # ------------------------------------------------------ JaxMARL 0.2.0's names
+    # The world's constants (read-only: every scenario uses mpe2's values).
+    dim_p = C.DIM_P
+    dt = C.DT
+    damping = C.DAMPING
+    contact_force = C.CONTACT_FORCE
+    contact_margin = C.CONTACT_MARGIN
+
+    @property
+    def rad(self) -> np.ndarray:
+        """Entity radii, ``(num_entities,)`` (JaxMARL's name for ``size``)."""
+        return self.size
+
+    @property
+    def moveable(self) -> np.ndarray:
+        """Which entities move, bool ``(num_entities,)`` (JaxMARL's name for ``movable``)."""
+        return self.movable
+
+    @property
+    def entity_range(self) -> np.ndarray:
+        """Entity indices, ``arange(num_entities)``."""
+        return np.arange(self.num_entities)
+
+    @property
+    def a_to_i(self) -> dict[str, int]:
+        """Each agent's index in the world (its row of ``state.p_pos``)."""
+        return {a: i for i, a in enumerate(self.agents)}
+
+    @property
+    def landmarks(self) -> list[str]:
+        """The landmarks' names, in world order (JaxMARL's ``"landmark i"``)."""
+        return [f"landmark {i}" for i in range(self.num_landmarks)]
+
+    @property
+    def l_to_i(self) -> dict[str, int]:
+        """Each landmark's index in the world (its row of ``state.p_pos``)."""
+        return {name: self.num_world_agents + i for i, name in enumerate(self.landmarks)}
+
+    def set_actions(self, actions: dict[str, jax.Array]) -> tuple[jax.Array, jax.Array]:
+        """JaxMARL's name for :meth:`decode_actions`: forces ``(num_agents, 2)`` (scaled by
+        ``accel``) and utterances ``(num_agents, dim_c)`` from the action dict."""
+        return self.decode_actions(actions)
+
+    def map_bounds_reward(self, x: jax.Array) -> jax.Array:
+        """The arena penalty of each coordinate in ``x`` (pass ``|x|``; any shape): 0 below
+        0.9, ``10 * (x - 0.9)`` up to 1, then ``min(exp(2x - 2), 10)``."""
+        return bounds_penalty(x)
 
     # --------------------------------------------------------------- scenario hooks
     def sample_goals(self, key: jax.Array) -> jax.Array:
@@ -324,8 +373,17 @@ class MPEEnv(MultiAgentEnv):
         return jnp.zeros_like(p_pos).at[idx].set(total)
 
     # ------------------------------------------------------------------- helpers
-    def is_collision(self, state: State, i: Any, j: Any) -> jax.Array:
-        """Whether entities ``i`` and ``j`` overlap (arrays of indices broadcast)."""
+    def is_collision(self, state: Any, i: Any, j: Any) -> jax.Array:
+        """Whether entities ``i`` and ``j`` overlap (arrays of indices broadcast).
+
+        JaxMARL 0.2.0's argument order, ``is_collision(a, b, state)``, also works, with
+        its meaning: the two overlap, both collide (``collide``) and ``a != b``.
+        """
+        if isinstance(j, State):  # JaxMARL 0.2.0's order; a and b may be traced
+            a, b, world = jnp.asarray(state), jnp.asarray(i), j
+            size, collide = jnp.asarray(self.size), jnp.asarray(self.collide)
+            overlap = length(world.p_pos[a] - world.p_pos[b]) < size[a] + size[b]
+            return overlap & collide[a] & collide[b] & (a != b)
         dist = length(state.p_pos[i] - state.p_pos[j])
         return dist < self.size[i] + self.size[j]
 

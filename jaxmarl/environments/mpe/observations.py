@@ -61,11 +61,15 @@ def observe_nearest(
     return [gather_slots(rel, idx, valid), *(gather_slots(a, idx, valid) for a in aligned)]
 
 
-def map_bounds_penalty(pos: jax.Array) -> jax.Array:
-    """Penalty for leaving the arena, summed over x and y (simple_tag, world_comm):
-    0 below 0.9, ``10 * (x - 0.9)`` up to 1, then ``min(exp(2x - 2), 10)``."""
-    x = jnp.abs(pos)
-    pen = jnp.where(
+def bounds_penalty(x: jax.Array) -> jax.Array:
+    """Penalty of each coordinate ``x >= 0`` (elementwise): 0 below 0.9,
+    ``10 * (x - 0.9)`` up to 1, then ``min(exp(2x - 2), 10)``."""
+    return jnp.where(
         x < 0.9, 0.0, jnp.where(x < 1.0, (x - 0.9) * 10.0, jnp.minimum(jnp.exp(2.0 * x - 2.0), 10.0))
     )
-    return jnp.sum(pen, axis=-1)
+
+
+def map_bounds_penalty(pos: jax.Array) -> jax.Array:
+    """Penalty for leaving the arena, :func:`bounds_penalty` of ``|x|`` and ``|y|`` summed
+    (simple_tag, world_comm)."""
+    return jnp.sum(bounds_penalty(jnp.abs(pos)), axis=-1)

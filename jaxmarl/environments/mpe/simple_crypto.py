@@ -13,6 +13,10 @@ from jaxmarl.environments.mpe.types import State
 
 DIM_C = 4
 EVE, BOB, ALICE = 0, 1, 2
+# The agents' names (JaxMARL 0.2.0's constants): the speaker Alice, the listener Bob and
+# the adversary Eve.
+SPEAKER, LISTENER, ADVERSARY = "alice_0", "bob_0", "eve_0"
+ADVERSARY_NAMES = [ADVERSARY]
 # Landmark i's "colour" is the one-hot vector e_i in R^4; for rendering, red and green.
 LANDMARK_RENDER_COLOURS = np.array([[0.85, 0.25, 0.25], [0.25, 0.75, 0.25]], np.float32)
 
@@ -51,6 +55,9 @@ class SimpleCryptoMPE(MPEEnv):
             landmark_colour=LANDMARK_RENDER_COLOURS,
         )
         self.observation_spaces = obs_spaces({"eve_0": 4, "bob_0": 8, "alice_0": 8})
+        # Roles under JaxMARL 0.2.0's names.
+        self.adversaries, self.good_agents = list(ADVERSARY_NAMES), [SPEAKER, LISTENER]
+        self.num_adversaries, self.num_good_agents = 1, 2
 
     def sample_goals(self, key: jax.Array) -> jax.Array:
         return jax.random.randint(key, (2,), 0, self.num_landmarks, dtype=jnp.int32)

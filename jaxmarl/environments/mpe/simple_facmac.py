@@ -8,6 +8,8 @@ of the particle world integrated velocity before position.
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -23,6 +25,16 @@ NUM_PREY_SAMPLES = 100  # candidate moves the prey scores each step
 NUM_WAYPOINTS = 5  # points checked for collisions along a candidate move ("sum")
 BLOCKED = -9999999.0  # score of a candidate move that runs into someone
 SCORE_FUNCTIONS = ("sum", "min")
+# FACMAC's maps: the keywords of ``MPE_simple_facmac_{3a,6a,9a}_v1``.
+FACMAC_MAPS: dict[str, dict[str, Any]] = {
+    f"{3 * k}a": {
+        "num_good_agents": k,
+        "num_adversaries": 3 * k,
+        "num_landmarks": 2 * k,
+        "score_function": "min",
+    }
+    for k in (1, 2, 3)
+}
 
 
 class SimpleFacmacMPE(MPEEnv):
@@ -172,3 +184,20 @@ class SimpleFacmacMPE(MPEEnv):
         caught = self.is_collision(state, self._prey[:, None], np.arange(self.num_adversaries)[None, :])
         rew = 10.0 * jnp.sum(caught)
         return {a: rew for a in self.agents}
+
+
+# FACMAC's three maps under JaxMARL 0.2.0's names (registered as
+# ``MPE_simple_facmac_3a_v1`` ...): predators, prey and obstacles, the "min" prey policy.
+def SimpleFacmacMPE3a(**kwargs: Any) -> SimpleFacmacMPE:
+    """FACMAC's 3-predator map: 3 predators, 1 prey, 2 obstacles."""
+    return SimpleFacmacMPE(**{**FACMAC_MAPS["3a"], **kwargs})
+
+
+def SimpleFacmacMPE6a(**kwargs: Any) -> SimpleFacmacMPE:
+    """FACMAC's 6-predator map: 6 predators, 2 prey, 4 obstacles."""
+    return SimpleFacmacMPE(**{**FACMAC_MAPS["6a"], **kwargs})
+
+
+def SimpleFacmacMPE9a(**kwargs: Any) -> SimpleFacmacMPE:
+    """FACMAC's 9-predator map: 9 predators, 3 prey, 6 obstacles."""
+    return SimpleFacmacMPE(**{**FACMAC_MAPS["9a"], **kwargs})

@@ -13,6 +13,9 @@ from jaxmarl.environments.mpe.observations import obs_spaces
 from jaxmarl.environments.mpe.types import State
 
 LANDMARK_COLOURS = np.array([[0.1, 0.9, 0.1], [0.1, 0.1, 0.9]], np.float64)
+# JaxMARL 0.2.0's names: the two landmark colours, and both as the agent observes them.
+COLOUR_1, COLOUR_2 = LANDMARK_COLOURS
+OBS_COLOUR = LANDMARK_COLOURS.ravel()
 
 
 class SimplePushMPE(MPEEnv):
@@ -48,6 +51,8 @@ class SimplePushMPE(MPEEnv):
             landmark_colour=LANDMARK_COLOURS,
         )
         self.observation_spaces = obs_spaces({"adversary_0": 8, "agent_0": 19})
+        self.adversaries, self.good_agents = ["adversary_0"], ["agent_0"]
+        self.num_adversaries, self.num_good_agents = 1, 1
 
     def sample_goals(self, key: jax.Array) -> jax.Array:
         return jax.random.randint(key, (1,), 0, self.num_landmarks, dtype=jnp.int32)
@@ -68,7 +73,7 @@ class SimplePushMPE(MPEEnv):
                 goal_pos - pos[1],
                 self._agent_colour(state.goal[0]),
                 (landmark_pos - pos[1]).ravel(),
-                LANDMARK_COLOURS.ravel(),
+                OBS_COLOUR,
                 pos[0] - pos[1],
             ]
         )

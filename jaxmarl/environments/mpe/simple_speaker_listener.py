@@ -14,6 +14,9 @@ from jaxmarl.environments.mpe.observations import obs_spaces
 from jaxmarl.environments.mpe.types import State
 
 LANDMARK_COLOURS = np.array([[0.65, 0.15, 0.15], [0.15, 0.65, 0.15], [0.15, 0.15, 0.65]], np.float64)
+# The agents' names (JaxMARL 0.2.0's constants).
+SPEAKER, LISTENER = "speaker_0", "listener_0"
+AGENT_NAMES = [SPEAKER, LISTENER]
 
 
 class SimpleSpeakerListenerMPE(MPEEnv):
@@ -37,7 +40,7 @@ class SimpleSpeakerListenerMPE(MPEEnv):
 
     def __init__(self, action_type: str = C.DISCRETE_ACT, max_steps: int = C.MAX_STEPS) -> None:
         super().__init__(
-            agents=["speaker_0", "listener_0"],
+            agents=AGENT_NAMES,
             num_landmarks=3,
             dim_c=3,
             action_type=action_type,

@@ -27,7 +27,9 @@ class SimpleWorldCommMPE(MPEEnv):
 
     - Agents: ``leadadversary_0``, ``adversary_0 ...`` (radius 0.075, accel 3, max speed
       1.0), then ``agent_0 ...`` (radius 0.045, accel 4, max speed 1.3); all collide;
-      only the leader speaks (``dim_c = 4``).
+      only the leader speaks (``dim_c = 4``). As in JaxMARL, ``env.leader`` names the
+      leader, ``env.adversaries`` the other adversaries and ``env.good_agents`` the rest;
+      ``num_adversaries`` counts the leader.
     - Landmarks, spawned in ``[-0.9, 0.9]^2``, in this order: ``num_obs`` obstacles
       (radius 0.2, collide), ``num_food`` food (0.03) and ``num_forests`` forests (0.3).
     - Visibility: an agent is "in" a forest when it overlaps it. Another agent's position
@@ -73,13 +75,15 @@ class SimpleWorldCommMPE(MPEEnv):
         num_forests = check_count(name, "num_forests", num_forests, 0)
         self.num_good_agents, self.num_adversaries = num_good_agents, num_adversaries
         self.num_obs, self.num_food, self.num_forests = num_obs, num_food, num_forests
-        self.adversaries = ["leadadversary_0"] + [f"adversary_{i}" for i in range(num_adversaries - 1)]
+        # JaxMARL 0.2.0's roles: the leader, the other adversaries, the good agents.
+        self.leader, self.leader_idx = "leadadversary_0", 0
+        self.adversaries = [f"adversary_{i}" for i in range(num_adversaries - 1)]
         self.good_agents = [f"agent_{i}" for i in range(num_good_agents)]
         is_adv = np.array([True] * num_adversaries + [False] * num_good_agents)
         agent_colour = np.where(is_adv[:, None], ADVERSARY_COLOUR, GOOD_COLOUR)
         agent_colour[0] = LEADER_COLOUR
         super().__init__(
-            agents=self.adversaries + self.good_agents,
+            agents=[self.leader, *self.adversaries, *self.good_agents],
             num_landmarks=num_obs + num_food + num_forests,
             dim_c=4,
             action_type=action_type,
@@ -113,6 +117,16 @@ class SimpleWorldCommMPE(MPEEnv):
             num_good_agents, num_good_agents - 1
         )
 
+    @property
+    def landmarks(self) -> list[str]:
+        """The landmarks' names, in world order (JaxMARL's): obstacles ``"landmark i"``,
+        then ``"food i"`` and ``"forest i"``."""
+        return (
+            [f"landmark {i}" for i in range(self.num_obs)]
+            + [f"food {i}" for i in range(self.num_food)]
+            + [f"forest {i}" for i in range(self.num_forests)]
+        )
+
     def get_obs(self, state: State) -> dict[str, jax.Array]:
         N = self.num_agents
         pos, vel = state.p_pos[:N], state.p_vel[:N]
@@ -143,7 +157,7 @@ class SimpleWorldCommMPE(MPEEnv):
         good_obs = jnp.concatenate(
             [head[n_adv:], forest_flag[n_adv:], other_good_vel.reshape(self.num_good_agents, -1)], axis=-1
         )
-        out = self.to_dict(adv_obs, self.adversaries)
+        out = self.to_dict(adv_obs, [self.leader, *self.adversaries])
         out.update(self.to_dict(good_obs, self.good_agents))
         return out
 

@@ -106,7 +106,8 @@ class Overcooked(MultiAgentEnv):
     Args:
         layout: a classic layout's name (``cramped_room``, ``asymmetric_advantages``,
             ``coordination_ring``, ``forced_coordination``, ``counter_circuit``), an
-            ASCII grid (see ``layouts.py``) or a parsed ``Layout``.
+            ASCII grid (see ``layouts.py``), a parsed ``Layout`` or a JaxMARL layout
+            dict (``overcooked_layouts[...]``, ``layout_grid_to_dict``).
         cooking: ``"auto"`` (default): a pot starts cooking when its third onion goes in
             (Carroll et al., 2019; JaxMARL); ``"interact"``: a cook with empty hands must
             interact with the pot to start it, which also works with one or two onions
@@ -124,10 +125,16 @@ class Overcooked(MultiAgentEnv):
     """
 
     episode_metrics: ClassVar[Mapping[str, str]] = {"deliveries": "sum"}  # soups served in the episode
+    # JaxMARL 0.2.0's padding of its map, the argument of OvercookedVisualizer.render;
+    # it has no effect here (each cook observes the whole kitchen, as in JaxMARL).
+    agent_view_size: ClassVar[int] = 5
+    # The most recent layout of each size, for OvercookedVisualizer (JaxMARL's takes
+    # states alone, which do not hold the kitchen's terrain).
+    recent_layouts: ClassVar[dict[tuple[int, int], Layout]] = {}
 
     def __init__(
         self,
-        layout: str | Layout = "cramped_room",
+        layout: str | Layout | Mapping[str, Any] = "cramped_room",
         cooking: str = "auto",
         random_reset: bool = False,
         random_orientation: bool = True,
@@ -146,6 +153,7 @@ class Overcooked(MultiAgentEnv):
         self.agents = ["agent_0", "agent_1"]
         self.max_steps = self._horizon = int(max_steps)
         self.height, self.width = self.layout.height, self.layout.width
+        Overcooked.recent_layouts[(self.height, self.width)] = self.layout
 
         # Static tables, folded into the compiled step.
         terrain = self.layout.terrain.reshape(-1)
@@ -161,6 +169,27 @@ class Overcooked(MultiAgentEnv):
             low, high = observation_bounds(self.layout, i)
             self.observation_spaces[agent] = Box(low, high, shape, dtype=jnp.uint8)
         self.action_spaces = {a: Discrete(C.NUM_ACTIONS) for a in self.agents}
+
+    # ------------------------------------------------------ JaxMARL 0.2.0's names
+    @property
+    def num_actions(self) -> int:
+        """The number of actions, 6."""
+        return C.NUM_ACTIONS
+
+    @property
+    def action_set(self) -> jax.Array:
+        """The action ids, ``0 .. 5`` (north, south, east, west, stay, interact)."""
+        return jnp.arange(C.NUM_ACTIONS)
+
+    @property
+    def obs_shape(self) -> tuple[int, int, int]:
+        """The shape of an observation, ``(height, width, 26)`` (JaxMARL's declared
+        ``(width, height, 26)``, but its observations were ``(height, width, 26)`` too)."""
+        return (self.height, self.width, C.NUM_CHANNELS)
+
+    def is_terminal(self, state: State) -> jax.Array:
+        """Whether ``state`` is at the time limit (the only way an episode ends)."""
+        return state.step >= self._horizon
 
     # ------------------------------------------------------------------ episodes
     def reset_env(self, key: jax.Array) -> tuple[dict[str, jax.Array], State]:

@@ -21,13 +21,26 @@ off the grid), or no pot, serving counter, onion or dish dispenser.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from flax.core.frozen_dict import FrozenDict
 
 from jaxmarl.environments.overcooked import constants as C
 
-__all__ = ["CLASSIC_LAYOUTS", "Layout", "LayoutError", "get_layout", "parse_layout"]
+__all__ = [
+    "CLASSIC_LAYOUTS",
+    "Layout",
+    "LayoutError",
+    "get_layout",
+    "layout_from_dict",
+    "layout_grid_to_dict",
+    "layout_to_dict",
+    "overcooked_layouts",
+    "parse_layout",
+]
 
 CLASSIC_LAYOUTS: dict[str, str] = {
     "cramped_room": """
@@ -198,14 +211,17 @@ def parse_layout(text: str, name: str = "custom") -> Layout:
     return Layout(name=name, rows=tuple(lines), terrain=terrain, start_pos=start, regions=regions)
 
 
-def get_layout(layout: str | Layout) -> Layout:
-    """A :class:`Layout` from a classic layout's name, an ASCII grid or a ``Layout``.
+def get_layout(layout: str | Layout | Mapping[str, Any]) -> Layout:
+    """A :class:`Layout` from a classic layout's name, an ASCII grid, a ``Layout`` or a
+    JaxMARL layout dict (see :func:`layout_from_dict`).
 
     Raises:
         LayoutError: for an unknown name (listing the classic ones) or a malformed grid.
     """
     if isinstance(layout, Layout):
         return layout
+    if isinstance(layout, Mapping):
+        return layout_from_dict(layout)
     if isinstance(layout, str) and layout in CLASSIC_LAYOUTS:
         return parse_layout(CLASSIC_LAYOUTS[layout], name=layout)
     if isinstance(layout, str) and layout.strip() and "\n" not in layout.strip():
@@ -216,3 +232,177 @@ def get_layout(layout: str | Layout) -> Layout:
             "or pass an ASCII grid of several lines"
         )
     return parse_layout(layout)
+
+
+# ---------------------------------------------------------------- JaxMARL's layout dicts
+# JaxMARL 0.2.0 describes a kitchen as a dict of flat cell indices (``y * width + x``):
+# ``wall_idx`` every non-floor cell, ``goal_idx`` serving counters, ``plate_pile_idx``
+# dish dispensers, ``onion_pile_idx`` onion dispensers, ``pot_idx`` pots, ``agent_idx``
+# the cooks' start cells (``agent_0`` first), plus ``height`` and ``width``.
+_DICT_TERRAIN = {
+    "goal_idx": C.SERVING,
+    "plate_pile_idx": C.DISH_DISPENSER,
+    "onion_pile_idx": C.ONION_DISPENSER,
+    "pot_idx": C.POT,
+}
+_DICT_KEYS = ("wall_idx", "agent_idx", *_DICT_TERRAIN)
+# JaxMARL's grid characters (``layout_grid_to_dict``) and the keys they fill.
+_GRID_CHARS = {
+    "W": "wall_idx",
+    "A": "agent_idx",
+    "X": "goal_idx",
+    "B": "plate_pile_idx",
+    "O": "onion_pile_idx",
+    "P": "pot_idx",
+}
+
+
+def _dict_int(layout: Mapping[str, Any], key: str) -> int:
+    value = layout[key]
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise LayoutError(f"layout dict: {key} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def layout_from_dict(layout: Mapping[str, Any]) -> Layout:
+    """A :class:`Layout` from a JaxMARL 0.2.0 layout dict (``overcooked_layouts[...]`` or
+    :func:`layout_grid_to_dict`): cells in ``wall_idx`` are counters unless another key
+    makes them a pot, dispenser or serving counter; the cooks start on ``agent_idx``.
+
+    The layout is named after the classic layout with the same cells and start cells, or
+    ``"custom"``.
+
+    Raises:
+        LayoutError: for missing keys, indices outside the grid, a cell of two kinds,
+            cooks not on two distinct floor cells, or a kitchen :func:`parse_layout`
+            rejects.
+    """
+    missing = [k for k in ("height", "width", *_DICT_KEYS) if k not in layout]
+    if missing:
+        hint = " (JaxMARL placed cooks at random without agent_idx; give their two cells)"
+        raise LayoutError(
+            f"layout dict is missing {', '.join(missing)}{hint if 'agent_idx' in missing else ''}"
+        )
+    h, w = _dict_int(layout, "height"), _dict_int(layout, "width")
+    cells: dict[str, np.ndarray] = {}
+    for key in _DICT_KEYS:
+        idx = np.asarray(layout[key]).reshape(-1)
+        if idx.size and (not np.issubdtype(idx.dtype, np.integer) or idx.min() < 0 or idx.max() >= h * w):
+            raise LayoutError(
+                f"layout dict: {key} must hold cell indices in 0..{h * w - 1}, got {idx.tolist()}"
+            )
+        cells[key] = idx.astype(np.int64)
+    grid = np.full(h * w, " ")
+    grid[cells["wall_idx"]] = "X"
+    kind_of: dict[int, str] = {}
+    for key, kind in _DICT_TERRAIN.items():
+        for i in cells[key].tolist():
+            if i in kind_of and kind_of[i] != key:
+                raise LayoutError(
+                    f"layout dict: cell {i} (x={i % w}, y={i // w}) is in both {kind_of[i]} and {key}"
+                )
+            kind_of[i] = key
+            grid[i] = "SDOP"[(C.SERVING, C.DISH_DISPENSER, C.ONION_DISPENSER, C.POT).index(kind)]
+    agents = cells["agent_idx"].tolist()
+    if len(agents) != 2 or agents[0] == agents[1]:
+        raise LayoutError(f"layout dict: agent_idx must hold two distinct cells, got {agents}")
+    for cook, i in zip(C.COOK_CHARS, agents, strict=True):
+        if grid[i] != " ":
+            raise LayoutError(
+                f"layout dict: cook {cook!r} starts on a non-floor cell {i} (x={i % w}, y={i // w})"
+            )
+        grid[i] = cook
+    rows = ["".join(grid[y * w : (y + 1) * w]) for y in range(h)]
+    name = next((n for n, text in CLASSIC_LAYOUTS.items() if text.strip().split("\n") == rows), "custom")
+    return parse_layout("\n".join(rows), name=name)
+
+
+def layout_to_dict(layout: str | Layout) -> FrozenDict:
+    """A layout as JaxMARL 0.2.0's dict (int32 index arrays, ascending; the inverse of
+    :func:`layout_from_dict`)."""
+    layout = get_layout(layout)
+    terrain = layout.terrain.reshape(-1)
+    out: dict[str, Any] = {"height": layout.height, "width": layout.width}
+    out["wall_idx"] = np.flatnonzero(terrain != C.FLOOR).astype(np.int32)
+    out["agent_idx"] = (layout.start_pos[:, 1] * layout.width + layout.start_pos[:, 0]).astype(np.int32)
+    for key, kind in _DICT_TERRAIN.items():
+        out[key] = layout.cells(kind)
+    return FrozenDict(out)
+
+
+def layout_grid_to_dict(grid: str) -> FrozenDict:
+    """JaxMARL 0.2.0's layout dict from a grid in JaxMARL's characters: ``W`` counter,
+    ``A`` cook (the first in reading order is ``agent_0``), ``X`` serving counter, ``B``
+    dish ("plate") dispenser, ``O`` onion dispenser, ``P`` pot, space floor. A leading and
+    a trailing empty line are dropped, as JaxMARL does.
+
+    Raises:
+        LayoutError: for rows of different lengths or another character.
+    """
+    rows = grid.split("\n")
+    if rows and not rows[0]:
+        rows = rows[1:]
+    if rows and not rows[-1]:
+        rows = rows[:-1]
+    if not rows or not rows[0]:
+        raise LayoutError("the layout grid is empty")
+    width = len(rows[0])
+    out: dict[str, Any] = {key: [] for key in _DICT_KEYS}
+    for y, row in enumerate(rows):
+        if len(row) != width:
+            raise LayoutError(
+                f"ragged layout grid: row y={y} {row!r} has {len(row)} characters, row 0 has {width}"
+            )
+        for x, ch in enumerate(row):
+            if ch != " " and ch not in _GRID_CHARS:
+                raise LayoutError(
+                    f"unknown character {ch!r} at (x={x}, y={y}); JaxMARL's grid characters are W counter, "
+                    "A cook, X serving counter, B dish dispenser, O onion dispenser, P pot, space floor"
+                )
+            if ch in _GRID_CHARS:
+                out[_GRID_CHARS[ch]].append(y * width + x)
+            if ch in "XBOP":
+                out["wall_idx"].append(y * width + x)
+    arrays = {key: np.asarray(v, np.int32) for key, v in out.items()}
+    return FrozenDict({**arrays, "height": len(rows), "width": width})
+
+
+# JaxMARL's names for the classic layouts, and the cells its dicts start the cooks on (for
+# all but ``coord_ring`` other cells than overcooked-ai's, which the names here use).
+JAXMARL_LAYOUT_NAMES = {
+    "cramped_room": "cramped_room",
+    "asymm_advantages": "asymmetric_advantages",
+    "coord_ring": "coordination_ring",
+    "forced_coord": "forced_coordination",
+    "counter_circuit": "counter_circuit",
+}
+_JAXMARL_START_CELLS = {
+    "cramped_room": (6, 8),
+    "asymm_advantages": (29, 32),
+    "coord_ring": (7, 11),
+    "forced_coord": (11, 8),
+    "counter_circuit": (10, 30),
+}
+
+
+def _jaxmarl_layout(name: str) -> FrozenDict:
+    ours = layout_to_dict(JAXMARL_LAYOUT_NAMES[name])
+    return ours.copy({"agent_idx": np.asarray(_JAXMARL_START_CELLS[name], np.int32)})
+
+
+overcooked_layouts: dict[str, FrozenDict] = {name: _jaxmarl_layout(name) for name in JAXMARL_LAYOUT_NAMES}
+"""JaxMARL 0.2.0's five classic layouts as its dicts (the same kitchens as
+``CLASSIC_LAYOUTS``, with JaxMARL's start cells): ``make("overcooked",
+layout=overcooked_layouts["cramped_room"])``."""
+cramped_room = overcooked_layouts["cramped_room"]
+asymm_advantages = overcooked_layouts["asymm_advantages"]
+coord_ring = overcooked_layouts["coord_ring"]
+forced_coord = overcooked_layouts["forced_coord"]
+counter_circuit_grid = """
+WWWPPWWW
+W A    W
+B WWWW X
+W     AW
+WWWOOWWW
+"""
+"""``counter_circuit`` in JaxMARL's grid characters (see :func:`layout_grid_to_dict`)."""

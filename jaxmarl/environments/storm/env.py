@@ -207,6 +207,28 @@ class STORM(MultiAgentEnv):
         self.observation_spaces = {a: Box(0.0, high_vec, (obs_dim,)) for a in self.agents}
         self.action_spaces = {a: Discrete(C.NUM_ACTIONS) for a in self.agents}
 
+    # ------------------------------------------------------ JaxMARL 0.2.0's names
+    # (storm_np's upper-case attributes included)
+    @property
+    def num_actions(self) -> int:
+        """The number of actions, 5."""
+        return C.NUM_ACTIONS
+
+    @property
+    def GRID_SIZE(self) -> int:
+        """``grid_size``."""
+        return self.grid_size
+
+    @property
+    def OBS_SIZE(self) -> int:
+        """``obs_size``."""
+        return self.obs_size
+
+    @property
+    def NUM_COINS(self) -> int:
+        """``num_coins``: coins of each kind."""
+        return self.num_coins
+
     # ------------------------------------------------------------------ episodes
     def _words(self, key: jax.Array) -> dict[str, jax.Array]:
         """The random words of one step (uint32, distinct), by use."""

@@ -9,7 +9,7 @@ DIAL's time limit of ``4n - 6`` days.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -116,6 +116,21 @@ class SwitchRiddle(MultiAgentEnv):
         nvec = [2, 2, self.max_steps + 1] if self.observe_day else [2, 2]
         self.observation_spaces = {a: MultiDiscrete(nvec) for a in self.agents}
         self.action_spaces = {a: Discrete(C.NUM_ACTIONS) for a in self.agents}
+
+    # ------------------------------------------------------ JaxMARL 0.2.0's names
+    # JaxMARL's names of the actions: none, toggle ("switch light") and tell.
+    game_actions: ClassVar[dict[str, int]] = {"NOTHING": C.NONE, "SWITCH_LIGHT": C.TOGGLE, "TELL": C.TELL}
+    game_actions_idx: ClassVar[dict[int, str]] = {v: k for k, v in game_actions.items()}
+
+    @property
+    def agent_range(self) -> jax.Array:
+        """Agent indices, ``arange(num_agents)``."""
+        return jnp.arange(self.num_agents)
+
+    @property
+    def a_to_i(self) -> dict[str, int]:
+        """Each agent's index."""
+        return {a: i for i, a in enumerate(self.agents)}
 
     # ------------------------------------------------------------------- env API
     def _draw_prisoner(self, key: jax.Array) -> jax.Array:
