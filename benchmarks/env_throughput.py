@@ -69,7 +69,37 @@ def make_env(jaxmarl: Any, bench_id: str) -> Any:
         from jaxmarl.environments.smax import map_name_to_scenario
 
         kwargs["scenario"] = map_name_to_scenario(map_name)
+    if env_id == "LearnedPolicyEnemySMAX" and "policy" not in kwargs:
+        kwargs.update(enemy_policy(jaxmarl, kwargs))
     return jaxmarl.make(env_id, **kwargs)
+
+
+def enemy_policy(jaxmarl: Any, smax_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``policy`` and ``params`` for ``LearnedPolicyEnemySMAX``, which JaxMARL cannot build
+    without them: one dense layer from an enemy's observation to its action logits,
+    sampled like a distrax ``Categorical`` (``pi.sample(seed=key)``), as JaxMARL's
+    tutorial policy (``(pi, value)``), using only Flax."""
+    import flax.linen as nn
+
+    class Categorical:
+        def __init__(self, logits: jax.Array) -> None:
+            self.logits = logits
+
+        def sample(self, seed: jax.Array) -> jax.Array:
+            return jax.random.categorical(seed, self.logits)
+
+    class Policy(nn.Module):
+        num_actions: int
+
+        @nn.compact
+        def __call__(self, obs: jax.Array) -> tuple[Categorical, jax.Array]:
+            return Categorical(nn.Dense(self.num_actions)(obs)), jnp.zeros(obs.shape[:-1])
+
+    smax = jaxmarl.make("SMAX", **smax_kwargs)
+    enemy = smax.agents[-1]
+    policy = Policy(int(smax.action_space(enemy).n))
+    params = policy.init(jax.random.PRNGKey(0), jnp.zeros(smax.observation_space(enemy).shape))
+    return {"policy": policy, "params": params}
 
 
 def available(jaxmarl: Any, bench_ids: list[str]) -> list[str]:

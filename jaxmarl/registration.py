@@ -223,4 +223,5 @@ register("walker2d_2x3", "jaxmarl.environments.mabrax:MABrax", task="walker2d_2x
 register("overcooked", "jaxmarl.environments.overcooked:Overcooked")
 register("SMAX", "jaxmarl.environments.smax:SMAX")
 register("HeuristicEnemySMAX", "jaxmarl.environments.smax:HeuristicEnemySMAX")
+register("LearnedPolicyEnemySMAX", "jaxmarl.environments.smax:LearnedPolicyEnemySMAX")
 register("hanabi", "jaxmarl.environments.hanabi:Hanabi")

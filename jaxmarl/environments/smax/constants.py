@@ -26,11 +26,20 @@ HEALTH = np.array([45.0, 125.0, 160.0, 150.0, 35.0, 80.0], np.float32)  # protos
 COOLDOWN = np.array([0.61, 1.07, 1.87, 0.86, 0.5, 0.59], np.float32)  # seconds between hits
 
 # --------------------------------------------------------------------------- actions
+ACTION_TYPES: tuple[str, ...] = ("discrete", "continuous")
 NORTH, EAST, SOUTH, WEST, STOP = range(5)
 NUM_MOVE_ACTIONS = 5  # four moves and stop; attack actions follow, one per enemy
 MOVE_NAMES: tuple[str, ...] = ("north", "east", "south", "west", "stop")
 # Unit vectors of the actions (the attack actions and stop do not move the unit).
 MOVE_VECTORS = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, -1.0], [-1.0, 0.0], [0.0, 0.0]], np.float32)
+# Continuous actions: Box(0, 1, (4,)), entries in this order (JaxMARL's names).
+CONTINUOUS_ACTION_DIMS: tuple[str, ...] = ("shoot_last_enemy", "do_shoot", "coordinate_1", "coordinate_2")
+SHOOT_LAST, DO_SHOOT, RADIUS_DIM, ANGLE_DIM = range(4)
+
+# ---------------------------------------------------------------------- observations
+OBSERVATION_TYPES: tuple[str, ...] = ("unit_list", "conic")
+NUM_SECTIONS = 32  # conic observation: angular sections around the unit
+MAX_UNITS_PER_SECTION = 2  # units shown per section (the lowest indices)
 
 # ----------------------------------------------------------------------------- world
 MAP_WIDTH = 32.0

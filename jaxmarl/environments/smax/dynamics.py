@@ -1,23 +1,27 @@
 """SMAX dynamics: one environment step as ``TICKS_PER_STEP`` world ticks.
 
-Rules (JaxMARL paper, appendix B.1, made exact here). Each tick, for every unit at once:
+Rules (JaxMARL paper, appendix B.1, made exact here). A step's actions arrive decoded:
+a movement vector (length at most 1) and an attacked enemy (or none) per unit. Each
+tick, for every unit at once:
 
 1. Weapon cooldowns count down by one tick (``TICK_SECONDS``), to no less than 0.
-2. **Attacks, simultaneous.** A living unit whose action attacks a living enemy within
-   its attack range (centre to centre, at the start of the tick) and whose cooldown is 0
+2. **Attacks, simultaneous.** A living unit that attacks a living enemy within its
+   attack range (centre to centre, at the start of the tick) and whose cooldown is 0
    hits it for its damage; hits on one unit add up. Its cooldown restarts at its type's
-   cooldown plus uniform noise in ``[-1, 2]`` ticks (PySC2's randomness; optional).
+   cooldown plus uniform noise in ``[-1, 2]`` ticks (PySC2's randomness; optional), so a
+   weapon with cooldown ``c`` fires every ``ceil(c / TICK_SECONDS)`` ticks (plus noise).
    Units whose health reaches 0 die, even if they fired this tick: both sides' last
    units can kill each other (a draw).
-3. **Movement.** Living units with a move action move ``speed * TICK_SECONDS`` in that
-   direction, clipped to the map. With ``walls_cause_death`` a unit whose move leaves it
-   on the map's edge dies (JaxMARL's rule).
+3. **Movement.** Living units move ``movement * speed * TICK_SECONDS``, clipped to the
+   map. With ``walls_cause_death`` a unit whose move leaves it on the map's edge dies
+   (JaxMARL's rule).
 4. **Collisions.** Living units that overlap are pushed apart along the line between
    their centres, each by half the overlap (summed over the units it overlaps), which
    separates any pair exactly; positions are clipped to the map again.
 
 Dead units stay in the arrays where they died, do nothing and are never targeted.
-Everything is vectorised over units: pairwise terms are ``(U, U)`` arrays.
+Everything is vectorised over units: pairwise terms are ``(U, U)`` arrays. Unit stats
+come from a :class:`~jaxmarl.environments.smax.units.UnitTable` (JaxMARL's by default).
 """
 
 from __future__ import annotations
@@ -28,10 +32,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxmarl.environments.smax import constants as C
 from jaxmarl.environments.smax.types import State
+from jaxmarl.environments.smax.units import DEFAULT_UNITS, UnitTable
 
-__all__ = ["Rules", "battle_step", "push_apart"]
+__all__ = ["DEFAULT_UNITS", "Rules", "UnitTable", "battle_step", "battle_ticks", "push_apart"]
 
 
 class Rules(NamedTuple):
@@ -50,6 +54,7 @@ class Rules(NamedTuple):
     tick_seconds: float
     walls_cause_death: bool
     cooldown_jitter: bool
+    units: UnitTable = DEFAULT_UNITS
 
     @property
     def num_units(self) -> int:
@@ -91,31 +96,51 @@ def _push_xy(x: jax.Array, y: jax.Array, alive: jax.Array, radius: jax.Array) ->
     )
 
 
-def battle_step(state: State, actions: jax.Array, jitter: jax.Array, rules: Rules) -> State:
+def battle_step(state: State, move: jax.Array, attack: jax.Array, jitter: jax.Array, rules: Rules) -> State:
     """Advance ``state`` by one environment step (``rules.ticks`` ticks).
 
     Args:
         state: the battle.
-        actions: one action per unit, int32 ``(U,)``: 0-3 move north, east, south,
-            west; 4 stop; ``4 + k + 1`` attack enemy ``k``.
+        move: each unit's movement, float32 ``(U, 2)``: a direction scaled by at most 1
+            (a unit moves ``move * speed`` map units per second); zeros to stand still.
+        attack: the enemy each unit attacks, int32 ``(U,)``: ``k`` for the unit's enemy
+            ``k`` (its action ``5 + k``), -1 for none.
         jitter: uniform noise in ``[0, 1)`` for the cooldowns, float32 ``(ticks, U)``.
         rules: the static rules.
 
     Returns:
-        The state after the step (``step`` not yet incremented, ``last_action`` set).
+        The state after the step (``step`` not yet incremented; ``last_move`` and
+        ``last_attack`` set from the actions, the dead's to none).
     """
-    dt = rules.tick_seconds
-    unit_type = state.unit_type
-    speed, damage = jnp.asarray(C.SPEED)[unit_type], jnp.asarray(C.DAMAGE)[unit_type]
-    reach2 = jnp.asarray(C.ATTACK_RANGE)[unit_type] ** 2
-    radius, base_cooldown = jnp.asarray(C.RADIUS)[unit_type], jnp.asarray(C.COOLDOWN)[unit_type]
+    return _simulate(state, move, attack, jitter, rules, record=False)[0]
 
-    actions = jnp.where(state.alive, actions.astype(jnp.int32), C.STOP)  # the dead do nothing
-    k = actions - C.NUM_MOVE_ACTIONS
-    attacking = (k >= 0) & (k < jnp.asarray(rules.num_targets))
-    target = jnp.where(attacking, jnp.asarray(rules.enemy_offset) + k, 0)
-    step_vec = jnp.asarray(C.MOVE_VECTORS)[jnp.clip(actions, 0, C.STOP)] * (speed * dt)[:, None]
-    moving = actions < C.STOP
+
+def battle_ticks(state: State, move: jax.Array, attack: jax.Array, jitter: jax.Array, rules: Rules) -> State:
+    """:func:`battle_step`, returning the state after every tick instead (stacked on a
+    leading ``(ticks,)`` axis; the last is :func:`battle_step`'s)."""
+    ticks = _simulate(state, move, attack, jitter, rules, record=True)[1]
+    assert ticks is not None
+    return ticks
+
+
+def _simulate(
+    state: State, move: jax.Array, attack: jax.Array, jitter: jax.Array, rules: Rules, record: bool
+) -> tuple[State, State | None]:
+    dt = rules.tick_seconds
+    units = rules.units
+    unit_type = state.unit_type
+    speed, damage = units.array("speed")[unit_type], units.array("damage")[unit_type]
+    reach2 = units.array("attack_range")[unit_type] ** 2
+    radius, base_cooldown = units.array("radius")[unit_type], units.array("cooldown")[unit_type]
+
+    alive0 = state.alive
+    move = jnp.where(alive0[:, None], move.astype(jnp.float32), 0.0)  # the dead do nothing
+    attack = attack.astype(jnp.int32)
+    attacking = alive0 & (attack >= 0) & (attack < jnp.asarray(rules.num_targets))
+    attack = jnp.where(attacking, attack, -1)
+    target = jnp.where(attacking, jnp.asarray(rules.enemy_offset) + attack, 0)
+    step_x, step_y = move[:, 0] * speed * dt, move[:, 1] * speed * dt
+    moving = (move[:, 0] != 0.0) | (move[:, 1] != 0.0)
     if rules.cooldown_jitter:
         restart = base_cooldown + (3.0 * jitter - 1.0) * dt  # (ticks, U): U(-1, 2) ticks
     else:
@@ -126,9 +151,8 @@ def battle_step(state: State, actions: jax.Array, jitter: jax.Array, rules: Rule
     aims = ((target[:, None] == jnp.arange(target.shape[0])[None, :]) & attacking[:, None]).astype(
         jnp.float32
     )
-    step_x, step_y = step_vec[:, 0], step_vec[:, 1]
 
-    def tick(carry: tuple, restart_t: jax.Array) -> tuple[tuple, None]:
+    def tick(carry: tuple, restart_t: jax.Array) -> tuple[tuple, tuple | None]:
         x, y, health, alive, cooldown, last_attacked = carry
         cooldown = jnp.maximum(cooldown - dt, 0.0)
         gx, gy = x[target] - x, y[target] - y
@@ -147,7 +171,8 @@ def battle_step(state: State, actions: jax.Array, jitter: jax.Array, rules: Rule
             alive = alive & ~on_edge
         x, y = _push_xy(x, y, alive, radius)
         x, y = jnp.clip(x, 0.0, rules.width), jnp.clip(y, 0.0, rules.height)
-        return (x, y, health, alive, cooldown, last_attacked), None
+        out = (x, y, health, alive, cooldown, last_attacked)
+        return out, (out if record else None)
 
     init = (
         state.pos[:, 0],
@@ -157,13 +182,27 @@ def battle_step(state: State, actions: jax.Array, jitter: jax.Array, rules: Rule
         state.cooldown,
         jnp.full_like(state.last_attacked, -1),
     )
-    (x, y, health, alive, cooldown, last_attacked), _ = jax.lax.scan(tick, init, restart)
-    pos = jnp.stack([x, y], -1)
-    return state.replace(
-        pos=pos,
-        health=health,
-        alive=alive,
-        cooldown=cooldown,
-        last_action=actions,
-        last_attacked=last_attacked,
-    )
+    final, per_tick = jax.lax.scan(tick, init, restart)
+
+    def as_state(
+        x: jax.Array,
+        y: jax.Array,
+        health: jax.Array,
+        alive: jax.Array,
+        cooldown: jax.Array,
+        last_attacked: jax.Array,
+    ) -> State:
+        lead = x.shape[:-1]
+        return state.replace(
+            pos=jnp.stack([x, y], -1),
+            health=health,
+            alive=alive,
+            unit_type=jnp.broadcast_to(state.unit_type, x.shape),
+            cooldown=cooldown,
+            last_move=jnp.broadcast_to(move, (*lead, *move.shape)),
+            last_attack=jnp.broadcast_to(attack, x.shape),
+            last_attacked=last_attacked,
+            step=jnp.broadcast_to(state.step, lead),
+        )
+
+    return as_state(*final), (as_state(*per_tick) if per_tick is not None else None)

@@ -9,8 +9,8 @@
   around the centre, the other in four groups, each on the diagonal from a map corner
   to the centre at a uniform fraction ``t`` of the way, with unit noise in ``[-2, 2]^2``.
   Units are assigned to groups uniformly.
-- **SMACv2-style unit types**: every ally's type is uniform over the six types and the
-  enemies copy the allies' types (extra enemies uniform).
+- **SMACv2-style unit types**: every ally's type is uniform over the unit types (six by
+  default) and the enemies copy the allies' types (extra enemies uniform).
 
 All positions are clipped to stay ``SPAWN_MARGIN`` inside the map. Each function is
 pure and jittable; swap them to change how battles start.
@@ -107,9 +107,11 @@ def smacv2_positions(
     return jnp.where(u[0] < 0.5, surround, reflect)
 
 
-def smacv2_unit_types(key: jax.Array, num_allies: int, num_enemies: int) -> jax.Array:
-    """Uniform ally types, mirrored by the enemies: int32 ``(U,)``."""
+def smacv2_unit_types(
+    key: jax.Array, num_allies: int, num_enemies: int, num_types: int = NUM_UNIT_TYPES
+) -> jax.Array:
+    """Uniform ally types (over ``num_types``), mirrored by the enemies: int32 ``(U,)``."""
     n = max(num_allies, num_enemies)
-    draws = jax.random.randint(key, (2, n), 0, NUM_UNIT_TYPES, dtype=jnp.int32)
+    draws = jax.random.randint(key, (2, n), 0, num_types, dtype=jnp.int32)
     enemies = jnp.where(jnp.arange(n) < num_allies, draws[0], draws[1])[:num_enemies]
     return jnp.concatenate([draws[0, :num_allies], enemies])

@@ -20,9 +20,12 @@ class State:
         alive: whether each unit is alive, bool ``(U,)``.
         unit_type: unit type ids (``constants.UNIT_TYPE_NAMES``), int32 ``(U,)``.
         cooldown: seconds until each unit's weapon is ready, float32 ``(U,)``.
-        last_action: each unit's action in the last step (0 at reset), int32 ``(U,)``.
-        last_attacked: the unit each unit last hit during the last step, -1 for none,
-            int32 ``(U,)`` (for rendering attack lines).
+        last_move: each unit's movement in the last step (a direction scaled by at most
+            1; zeros after stop, an attack, at reset and for the dead), float32 ``(U, 2)``.
+        last_attack: the enemy each unit chose to attack in the last step (``k`` for its
+            enemy ``k``, i.e. its action ``5 + k``), -1 for none, int32 ``(U,)``.
+        last_attacked: the unit each unit last hit during the last step (a unit index),
+            -1 for none, int32 ``(U,)`` (for rendering attack lines).
         step: environment steps taken in this episode, int32 ``()``.
     """
 
@@ -31,7 +34,8 @@ class State:
     alive: jax.Array
     unit_type: jax.Array
     cooldown: jax.Array
-    last_action: jax.Array
+    last_move: jax.Array
+    last_attack: jax.Array
     last_attacked: jax.Array
     step: jax.Array
 
@@ -42,7 +46,9 @@ class State:
 
 @struct.dataclass
 class HeuristicState:
-    """Memory of the decentralised heuristic, one row per unit it controls (``n``).
+    """Memory of the decentralised heuristic, one row per unit it controls (``n``; a
+    single unit's memory, as ``create_heuristic_policy``'s policies take it, has the
+    same fields without the leading axis).
 
     Attributes:
         target: the enemy (index among the unit's enemies) it attacked last step, -1
@@ -51,12 +57,25 @@ class HeuristicState:
         has_memory: whether ``memory`` is a place still to visit, bool ``(n,)``.
         explore: where it heads when it has seen no enemy (its start position mirrored
             through the map's centre, then back), float32 ``(n, 2)``.
+        started: whether ``explore`` is set; a fresh memory (``started`` false) takes
+            the unit's position at its first decision as the start, bool ``(n,)``.
     """
 
     target: jax.Array
     memory: jax.Array
     has_memory: jax.Array
     explore: jax.Array
+    started: jax.Array
+
+    @property
+    def last_attacked_enemy(self) -> jax.Array:
+        """JaxMARL's name for ``target``."""
+        return self.target
+
+    @property
+    def default_target(self) -> jax.Array:
+        """JaxMARL's name for ``explore`` (where the unit heads when it sees no enemy)."""
+        return self.explore
 
     if TYPE_CHECKING:
 
@@ -78,6 +97,16 @@ class EnemyState:
     battle: State
     policy: Any
     step: jax.Array
+
+    @property
+    def state(self) -> State:
+        """JaxMARL's name for ``battle``."""
+        return self.battle
+
+    @property
+    def enemy_policy_state(self) -> Any:
+        """JaxMARL's name for ``policy``."""
+        return self.policy
 
     if TYPE_CHECKING:
 

@@ -8,7 +8,6 @@ import jax
 import jax.numpy as jnp
 
 from jaxmarl.environments.smax import SMAX, State, heuristic_actions, heuristic_init
-from jaxmarl.environments.smax import constants as C
 
 
 def battle(
@@ -20,7 +19,7 @@ def battle(
     """A battle of ``env``'s scenario with units at ``pos`` (allies first), full health
     unless ``health`` says otherwise (0 = dead), weapons ready unless ``cooldown``."""
     state = env.new_battle(jax.random.PRNGKey(0))
-    full = jnp.asarray(C.HEALTH)[state.unit_type]
+    full = env.units.array("health")[state.unit_type]
     h = full if health is None else jnp.asarray(health, jnp.float32)
     return state.replace(
         pos=jnp.asarray(pos, jnp.float32),
@@ -51,7 +50,8 @@ def heuristic_outcomes(env: SMAX, key: jax.Array, num_envs: int, num_steps: int)
             key_step, key_new = jax.random.split(key)
             a0, m0 = heuristic_actions(m0, b, 0, env.rules)
             a1, m1 = heuristic_actions(m1, b, 1, env.rules)
-            b, _, over, won = env.battle_transition(key_step, b, jnp.concatenate([a0, a1]))
+            move, attack = env.decode_actions(key_step, b, jnp.concatenate([a0, a1]))
+            b, _, over, won = env.battle_transition(key_step, b, move, attack)
             end = over | (b.step >= env.max_steps)
             counts = counts + end * jnp.stack([won[0], won[1], ~won[0] & ~won[1]]).astype(jnp.int32)
             new = fresh(key_new)

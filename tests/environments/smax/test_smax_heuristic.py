@@ -1,5 +1,6 @@
 """The decentralised heuristic: sticky targets, same decisions from observations as
-from the state, a fair 50/50 against itself, and a random policy that cannot beat it."""
+from the state (also through JaxMARL's per-unit policy API), the random attack mode, a
+fair 50/50 against itself, and a random policy that cannot beat it."""
 
 import jax
 import jax.numpy as jnp
@@ -12,6 +13,10 @@ import jaxmarl
 from jaxmarl.environments.multi_agent_env import random_actions
 from jaxmarl.environments.smax import SMAX, Scenario, heuristic_actions, heuristic_from_obs, heuristic_init
 from jaxmarl.environments.smax import constants as C
+from jaxmarl.environments.smax.heuristic_enemy import (
+    create_heuristic_policy,
+    get_heuristic_policy_initial_state,
+)
 
 
 #   A0 at (10, 16); E0 4 away, E1 3 away: attacks E1 (closest); E1 steps back to 4.5,
@@ -108,3 +113,65 @@ def test_a_random_policy_almost_never_beats_the_heuristic_on_2s3z():
     assert np.all(over)
     assert np.mean(won) <= 0.02, np.mean(won)
     assert np.mean(ret) < 0.5, np.mean(ret)  # of a best return of 2
+
+
+def test_jaxmarl_heuristic_policy_api_plays_like_heuristic_enemy_smax():
+    # Tutorial style: one policy per team, a fresh memory per unit, vmapped over the
+    # enemies' unit-list observations; it must pick exactly HeuristicEnemySMAX's actions.
+    env = jaxmarl.make(
+        "HeuristicEnemySMAX", scenario="2s3z", action_type="continuous", observation_type="conic"
+    )
+    policy = create_heuristic_policy(env, 1, shoot=True, attack_mode="closest")
+    ne = env.num_enemies
+
+    def rollout(key):
+        _, state = env.reset_env(key)
+        memory = jax.tree.map(lambda x: jnp.stack([x] * ne), get_heuristic_policy_initial_state())
+
+        def body(carry, key):
+            state, memory = carry
+            unit_list = env.get_obs_unit_list(state.battle)
+            obs = jnp.stack([unit_list[a] for a in env.enemy_agents])
+            mine, memory = jax.vmap(policy)(jax.random.split(key, ne), memory, obs)
+            theirs, _ = env.enemy_actions(key, state.policy, state.battle)
+            allies = {
+                a: env.action_space(a).sample(k)
+                for a, k in zip(env.agents, jax.random.split(key, 5), strict=True)
+            }
+            _, state, _, _, _ = env.step_env(key, state, allies)
+            return (state, memory), (mine, theirs)
+
+        _, out = jax.lax.scan(body, (state, memory), jax.random.split(key, 40))
+        return out
+
+    mine, theirs = jit(jax.vmap(rollout))(jax.random.split(jax.random.PRNGKey(3), 8))
+    assert np.mean(np.asarray(theirs) >= C.NUM_MOVE_ACTIONS) > 0.05  # the battles got going
+    np.testing.assert_array_equal(mine, theirs)
+    conic_obs = jnp.zeros(env.observation_space("ally_0").shape)
+    with pytest.raises(ValueError, match=r"reads unit-list observations.*get_obs_unit_list"):
+        policy(jax.random.PRNGKey(0), get_heuristic_policy_initial_state(), conic_obs)
+    with pytest.raises(ValueError, match="team must be 0"):
+        create_heuristic_policy(env, 2)
+
+
+#   A0 at (10, 16); E0 3 away, E1 3.5 away, both in range: "closest" always shoots E0,
+#   "random" either (and keeps its pick while it stays in range).
+def test_random_attack_mode_picks_any_enemy_in_range():
+    env = SMAX(scenario=Scenario(["marine"] * 3, 1, 2))
+    state = battle(env, [[10, 16], [13, 16], [10, 19.5]])
+    fresh = heuristic_init(state.pos[:1], 32.0, 32.0)
+
+    def decide(key, mode):
+        return heuristic_actions(fresh, state, 0, env.rules, attack_mode=mode, key=key)[0][0]
+
+    keys = jax.random.split(jax.random.PRNGKey(0), 400)
+    closest = np.asarray(jit(jax.vmap(lambda k: decide(k, "closest")))(keys))
+    random = np.asarray(jit(jax.vmap(lambda k: decide(k, "random")))(keys))
+    assert set(closest) == {C.NUM_MOVE_ACTIONS}
+    assert set(random) == {C.NUM_MOVE_ACTIONS, C.NUM_MOVE_ACTIONS + 1}
+    assert 0.4 < np.mean(random == C.NUM_MOVE_ACTIONS) < 0.6
+    _, kept = heuristic_actions(fresh, state, 0, env.rules, attack_mode="random", key=keys[0])
+    again = jax.vmap(
+        lambda k: heuristic_actions(kept, state, 0, env.rules, attack_mode="random", key=k)[0][0]
+    )
+    assert set(np.asarray(jit(again)(keys[:50]))) == {C.NUM_MOVE_ACTIONS + int(kept.target[0])}

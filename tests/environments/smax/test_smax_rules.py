@@ -128,7 +128,7 @@ def test_dead_units_cannot_act_or_be_targeted(two_vs_one):
     assert bool(done["ally_1"]) and not bool(done["ally_0"])
     _, after, _, _, _ = two_vs_one.act(state, ally_1=C.EAST)
     np.testing.assert_array_equal(after.pos[1], state.pos[1])
-    assert int(after.last_action[1]) == C.STOP
+    assert int(after.last_attack[1]) == -1 and not np.any(np.asarray(after.last_move[1]))
 
 
 def test_win_and_loss_rewards(two_vs_one):

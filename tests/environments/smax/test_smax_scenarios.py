@@ -58,14 +58,28 @@ def test_bad_scenarios_and_arguments_are_clear_errors():
         Scenario(["marine"] * 3, 1, 1)
     with pytest.raises(ValueError, match="num_enemies must be an integer >= 1"):
         Scenario(["marine"], 1, 0)
-    with pytest.raises(ValueError, match="unit type 9"):
-        Scenario([0, 9], 1, 1)
+    with pytest.raises(ValueError, match="unit type -1"):
+        Scenario([0, -1], 1, 1)
+    with pytest.raises(ValueError, match="the scenario has unit type 9, but the unit table has 6 types"):
+        SMAX(scenario=Scenario([0, 9], 1, 1))
     with pytest.raises(ValueError, match="max_steps must be a positive integer"):
         SMAX(max_steps=0)
     with pytest.raises(TypeError, match=r"HeuristicEnemySMAX got unexpected keyword argument.*'map_name'"):
         HeuristicEnemySMAX(map_name="2s3z")
-    with pytest.raises(ValueError, match="attack_mode"):
-        HeuristicEnemySMAX(attack_mode="random")
+    with pytest.raises(ValueError, match="attack_mode must be one of 'closest', 'random'"):
+        HeuristicEnemySMAX(attack_mode="weakest")
+    with pytest.raises(
+        ValueError, match="unknown action_type 'multi'; expected one of 'discrete', 'continuous'"
+    ):
+        jaxmarl.make("SMAX", action_type="multi")
+    with pytest.raises(
+        ValueError, match="unknown observation_type 'image'; expected one of 'unit_list', 'conic'"
+    ):
+        jaxmarl.make("HeuristicEnemySMAX", observation_type="image")
+    with pytest.raises(ValueError, match=r"unit_type_health must have one value per unit type \(6"):
+        SMAX(unit_type_health=[45.0, 100.0])
+    with pytest.raises(ValueError, match="unit_type_radiuses must be finite and positive"):
+        SMAX(unit_type_radiuses=[0.375, 0.5625, 0.0, 0.5, 0.375, 0.625])
 
 
 def test_jaxmarl_style_scenario_objects_still_work():
