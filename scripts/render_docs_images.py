@@ -48,6 +48,7 @@ SHOTS: dict[str, Shot] = {
     "hanabi": Shot("hanabi", steps=12),
     "smax": Shot("HeuristicEnemySMAX", steps=40, kwargs={"scenario": map_name_to_scenario("2s3z")}),
     "overcooked": Shot("overcooked", steps=30, kwargs={"layout": "cramped_room"}),
+    "jaxnav": Shot("jaxnav", steps=25, seed=2, kwargs={"num_agents": 4}),
     "mabrax": Shot("ant_4x2", steps=15),
 }
 

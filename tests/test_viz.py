@@ -112,15 +112,16 @@ MABRAX = ("ant_4x2", "halfcheetah_6x1", "hopper_3x1", "humanoid_9|8", "walker2d_
 
 
 def longer_side_cells(env_id):
-    """L: cells (Hanabi: layout units) along the image's longer side; 1 for continuous worlds."""
+    """L: cells (Hanabi: layout units) along the image's longer side; 1 for continuous worlds
+    (jaxnav's too: its default map is square, drawn at ``size`` exactly)."""
     env = make_env(env_id)
-    if env_id.startswith("MPE_") or "SMAX" in env_id or env_id in MABRAX:
+    if env_id.startswith("MPE_") or "SMAX" in env_id or env_id in MABRAX or env_id == "jaxnav":
         return 1
     if env_id == "switch_riddle":
         return max(env.num_agents, 3)  # the room is wider than its 2.25 cells of height
     if env_id == "coin_game" or env_id.startswith("storm"):
         return env.grid_size
-    if env_id == "overcooked":
+    if env_id in ("overcooked", "overcooked_v2"):
         return max(env.layout.height, env.layout.width)
     if env_id == "hanabi":
         from jaxmarl.environments.hanabi.viewer import table_units
@@ -135,7 +136,7 @@ def expected_shape(env_id, size):
     c = size // longer_side_cells(env_id)  # whole pixels per cell
     if env_id == "switch_riddle":
         return 2 * c + max(c // 4, 1), max(env.num_agents, 3) * c
-    if env_id == "overcooked":
+    if env_id in ("overcooked", "overcooked_v2"):
         return env.layout.height * c, env.layout.width * c
     if env_id == "hanabi":
         from jaxmarl.environments.hanabi.viewer import table_units
