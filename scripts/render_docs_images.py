@@ -48,6 +48,9 @@ SHOTS: dict[str, Shot] = {
     "hanabi": Shot("hanabi", steps=12),
     "smax": Shot("HeuristicEnemySMAX", steps=40, kwargs={"scenario": map_name_to_scenario("2s3z")}),
     "overcooked": Shot("overcooked", steps=30, kwargs={"layout": "cramped_room"}),
+    "overcooked_v2": Shot(
+        "overcooked_v2", steps=40, seed=1, kwargs={"layout": "grounded_coord_simple", "random_reset": True}
+    ),
     "jaxnav": Shot("jaxnav", steps=25, seed=2, kwargs={"num_agents": 4}),
     "mabrax": Shot("ant_4x2", steps=15),
 }

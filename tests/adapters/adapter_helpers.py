@@ -83,6 +83,8 @@ def short_episodes(env_id: str) -> dict[str, Any]:
         return {"num_inner_steps": 4, "num_outer_steps": 1}
     if ".hanabi" in entry:
         return {}
+    if ".overcooked_v2" in entry:  # its default kitchen always starts alike (as JaxMARL's)
+        return {"max_steps": 4, "random_agent_positions": True}
     return {"max_steps": 4}
 
 

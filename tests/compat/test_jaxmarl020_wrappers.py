@@ -125,3 +125,28 @@ def test_ct_rollout_manager_pads_observations_adds_ids_global_state_and_reward()
     np.testing.assert_allclose(reward["__all__"], sum(reward[a] for a in env.agents), rtol=1e-6)
     masks = manager.get_valid_actions(state)
     assert masks[env.agents[0]].shape == (3, 5)
+
+
+def test_overcooked_v2_log_wrapper_files_each_episode_return_under_its_recipe():
+    from jaxmarl.wrappers.baselines import OvercookedV2LogWrapper
+
+    env = jaxmarl.make("overcooked_v2", layout="cramped_room", max_steps=3)
+    wrapped = OvercookedV2LogWrapper(env)
+    assert set(wrapped.recipe_dict) == {
+        "_".join(map(str, r)) for r in np.asarray(env.possible_recipes).tolist()
+    }
+    key = jax.random.PRNGKey(0)
+    obs, state = wrapped.reset(key)
+    recipe = int(state.env_state.recipe)
+    stay = {a: jnp.int32(4) for a in env.agents}
+    for t in range(3):
+        if t == 2:  # a return to file: pretend the cooks earned 2 and 3 so far
+            state = state.replace(log_state=state.log_state.replace(episode_returns=jnp.array([2.0, 3.0])))
+        obs, state, reward, done, info = wrapped.step(jax.random.fold_in(key, t), state, stay)
+    assert bool(done["__all__"])
+    per_recipe = info["returned_episode_recipe_returns"]
+    plain = np.asarray(info["returned_episode_returns"])
+    assert plain.tolist() == [2.0, 3.0]
+    for name, code in wrapped.recipe_dict.items():
+        expected = plain if int(code) == recipe else np.zeros_like(plain)
+        np.testing.assert_array_equal(np.asarray(per_recipe[name]), expected)
