@@ -84,3 +84,7 @@ def run_oracle(script: Path | str, *args: str, timeout: float = 600, cwd: Path |
     if proc.returncode != 0:
         raise RuntimeError(f"JaxMARL 0.2.0 oracle {Path(script).name} failed:\n{proc.stderr[-4000:]}")
     return proc.stdout
+
+
+if __name__ == "__main__":  # scripts/run_tests.sh builds the environment before the tests
+    print(f"JaxMARL 0.2.0 oracle: {oracle_python()}")

@@ -41,7 +41,8 @@ from settings import oracle_count
 from jaxmarl.environments.overcooked import CLASSIC_LAYOUTS, Overcooked
 from jaxmarl.environments.overcooked.generator import standard_start
 
-pytestmark = pytest.mark.oracle
+# One worker plays the whole module, so its recording (the module fixture) runs once.
+pytestmark = [pytest.mark.oracle, pytest.mark.xdist_group("overcooked_oracle")]
 
 ORACLE = Path(__file__).with_name("overcooked_oracle.py")
 TRAJECTORIES = oracle_count(reduced=4, full=100, variable="OVERCOOKED_ORACLE_TRAJECTORIES")
