@@ -32,11 +32,15 @@ ENV_ENTRY = re.compile(r'^make\("([^"]+)"\)(?:\.(\w+))?$')
 
 
 def listed() -> list[str]:
-    """The names in the first column of every table of the docs page."""
-    out = []
+    """The names in the first column of the docs page's tables headed "JaxMARL name"."""
+    out, in_names_table = [], False
     for line in DOCS.read_text().splitlines():
         first = FIRST_CELL.match(line)  # a "|" inside backticks (`humanoid_9|8`) is text
-        if first and first.group(1).lstrip().startswith("`"):
+        if not first:
+            in_names_table = False
+        elif first.group(1).strip() == "JaxMARL name":
+            in_names_table = True
+        elif in_names_table:
             out += re.findall(r"`([^`]+)`", first.group(1))
     return out
 
