@@ -34,7 +34,8 @@ from settings import oracle_count
 
 from jaxmarl.environments.hanabi import Hanabi
 
-pytestmark = pytest.mark.oracle
+# One worker plays the whole module, so its recording (the module fixture) runs once.
+pytestmark = [pytest.mark.oracle, pytest.mark.xdist_group("hanabi_oracle")]
 
 GAMES = oracle_count(reduced=200, full=1000)
 VARIANTS = {
