@@ -19,6 +19,26 @@ def test_discrete_samples_cover_range_and_are_contained():
     assert bool(jnp.all(jax.vmap(space.contains)(samples)))
 
 
+@pytest.mark.parametrize("n", [1, 6, 7, 1024, 1025, 100_000])
+def test_discrete_samples_are_uniform(n):
+    # Both paths (one 32-bit word modulo n up to n = 1024, randint above) are uniform:
+    # a chi-square test on 200k draws, over all n values or over 64 equal bins of them.
+    space = Discrete(n, dtype=jnp.int16 if n <= 1024 else jnp.int32)
+    samples = np.asarray(jax.vmap(space.sample)(jax.random.split(jax.random.PRNGKey(n), 200_000)))
+    assert samples.dtype == space.dtype and samples.min() >= 0 and samples.max() < n
+    if n == 1:
+        assert (samples == 0).all()
+        return
+    bins = min(n, 64)
+    counts = np.bincount((samples.astype(np.int64) * bins) // n, minlength=bins)
+    expected = np.bincount((np.arange(n) * bins) // n, minlength=bins) / n * samples.size
+    chi2 = float(((counts - expected) ** 2 / expected).sum())
+    # 99.99th percentile of chi-square with bins - 1 degrees of freedom (Wilson-Hilferty).
+    dof = bins - 1
+    bound = dof * (1 - 2 / (9 * dof) + 3.719 * np.sqrt(2 / (9 * dof))) ** 3
+    assert chi2 < bound, (chi2, bound)
+
+
 @pytest.mark.parametrize("x", [-1, 5, 2.5, np.array([1, 2])])
 def test_discrete_rejects_outside(x):
     assert not bool(Discrete(5).contains(x))

@@ -41,6 +41,9 @@ class Space:
         raise NotImplementedError
 
 
+_MODULO_SAMPLE_MAX_N = 1024
+
+
 def _has_shape(x: Any, shape: tuple[int, ...]) -> bool:
     return tuple(np.shape(x)) == tuple(shape)
 
@@ -61,6 +64,16 @@ class Discrete(Space):
         self.dtype = jnp.dtype(dtype)
 
     def sample(self, key: jax.Array) -> jax.Array:
+        """A uniformly random element.
+
+        For ``n <= 1024`` (every action space in this library) one 32-bit word is drawn
+        and reduced modulo ``n``: no element's probability is off by more than a factor
+        ``1 + n / 2**32`` (below ``2.4e-7``, under float32's resolution), at a third of
+        the cost of ``jax.random.randint`` (one threefry call instead of a split and two
+        draws). Larger ``n`` uses ``randint``."""
+        if self.n <= _MODULO_SAMPLE_MAX_N:
+            word = jax.random.bits(key, (), jnp.uint32)
+            return (word % jnp.uint32(self.n)).astype(self.dtype)
         return jax.random.randint(key, (), 0, self.n, dtype=self.dtype)
 
     def contains(self, x: Any) -> jax.Array:
