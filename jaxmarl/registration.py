@@ -223,6 +223,13 @@ register("walker2d_2x3", "jaxmarl.environments.mabrax:MABrax", task="walker2d_2x
 register("overcooked", "jaxmarl.environments.overcooked:Overcooked")
 register("overcooked_v2", "jaxmarl.environments.overcooked_v2:OvercookedV2")
 register("jaxnav", "jaxmarl.environments.jaxnav:JaxNav")
+_CAMAR = "jaxmarl.environments.camar:Camar"
+register("camar_random_grid_v0", _CAMAR, map_generator="random_grid")
+register("camar_labmaze_grid_v0", _CAMAR, map_generator="labmaze_grid", num_maps=16)
+register("camar_string_grid_v0", _CAMAR, map_generator="string_grid")
+register("camar_batched_string_grid_v0", _CAMAR, map_generator="batched_string_grid")
+register("camar_caves_cont_v0", _CAMAR, map_generator="caves_cont")
+register("camar_movingai_v0", _CAMAR, map_generator="movingai")
 register("SMAX", "jaxmarl.environments.smax:SMAX")
 register("HeuristicEnemySMAX", "jaxmarl.environments.smax:HeuristicEnemySMAX")
 register("LearnedPolicyEnemySMAX", "jaxmarl.environments.smax:LearnedPolicyEnemySMAX")

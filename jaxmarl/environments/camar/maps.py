@@ -1,0 +1,534 @@
+"""Map generators of CAMAR: where the obstacle circles, the agents and their goals are.
+
+Every object is a circle. A generator fixes, at construction, the number of agents and
+obstacle circles (``num_landmarks``), the map's ``width`` x ``height`` (centred on the
+origin) and the radii, and samples in JAX, under ``jit`` and ``vmap``, a
+:class:`MapSample` per episode (:meth:`MapGenerator.reset`).
+
+Radii follow camar 0.4.0: ``agent_rad_range=(lo, hi)`` gives every agent a radius drawn
+uniformly in ``[lo, hi]`` (one radius when ``lo == hi``); goals have radius
+``goal_rad_range`` likewise, or ``agent_rad / 2.5`` when it is ``None``.
+
+Reachability (``ensure_reachable``, default on): camar 0.4.0 may put a goal where its
+agent cannot go (walled off by obstacles). Here the grid maps redraw the start and goal
+cells until every goal lies in the 4-connected component of free cells holding its
+agent's start (up to ``max_redraws`` draws, after which the last draw is kept; the
+first draw is camar's own, so maps that need no redraw are camar's). Components of fixed
+layouts are computed once at construction; random_grid's are computed in JAX at reset.
+
+This module holds the base class and the two generators that draw their own obstacles
+(:class:`random_grid`, :class:`caves_cont`); the layouts given as text are in
+:mod:`jaxmarl.environments.camar.grid_maps`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+
+from jaxmarl.environments.camar.spatial import BucketGrid
+
+__all__ = ["MapGenerator", "MapSample", "caves_cont", "component_labels", "random_grid"]
+
+
+@struct.dataclass
+class MapSample:
+    """One episode's map (shapes for ``N`` agents, ``L`` obstacle circles, ``F`` free
+    positions kept for lifelong goals, ``T`` bucket-table size)."""
+
+    landmark_pos: jax.Array  # (L, 2) obstacle circle centres
+    agent_pos: jax.Array  # (N, 2) start positions
+    goal_pos: jax.Array  # (N, 2) goal positions
+    agent_rad: jax.Array  # (N,) agent radii
+    goal_rad: jax.Array  # (N,) goal radii (an agent is on its goal when closer than this)
+    map_id: jax.Array  # () int32: which fixed layout (0 for generators that draw their own)
+    free_pos: jax.Array  # (F, 2) free cell centres of drawn layouts (F = 0 for fixed layouts)
+    table: jax.Array  # (T, capacity) bucket table of drawn layouts ((0, capacity) for fixed ones)
+
+
+def _pair(name: str, value: Any) -> tuple[float, float] | None:
+    if value is None:
+        return None
+    try:
+        lo, hi = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a pair (low, high) or None, got {value!r}") from None
+    if not 0 < lo <= hi:
+        raise ValueError(f"{name} must satisfy 0 < low <= high, got {value!r}")
+    return lo, hi
+
+
+def _count(owner: str, name: str, value: Any, minimum: int = 1) -> int:
+    if isinstance(value, bool) or int(value) != value or int(value) < minimum:
+        raise ValueError(f"{owner}: {name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def component_labels(free: jax.Array) -> jax.Array:
+    """Label of the 4-connected component of each free cell of the boolean grid ``free``
+    ``(rows, cols)`` (the smallest flat index in the component; ``rows * cols`` on
+    blocked cells), by propagating minima until nothing changes."""
+    rows, cols = free.shape
+    big = rows * cols
+    init = jnp.where(free, jnp.arange(big).reshape(rows, cols), big)
+
+    def sweep(lab: jax.Array) -> jax.Array:
+        pad = jnp.pad(lab, 1, constant_values=big)
+        nb = jnp.minimum(
+            jnp.minimum(pad[:-2, 1:-1], pad[2:, 1:-1]), jnp.minimum(pad[1:-1, :-2], pad[1:-1, 2:])
+        )
+        return jnp.where(free, jnp.minimum(lab, nb), big)
+
+    def cond(carry: tuple[jax.Array, jax.Array]) -> jax.Array:
+        return carry[1]
+
+    def body(carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
+        lab = carry[0]
+        new = sweep(sweep(lab))
+        return new, jnp.any(new != lab)
+
+    lab, _ = jax.lax.while_loop(cond, body, (init, jnp.array(True)))
+    return lab
+
+
+class MapGenerator:
+    """Base of the map generators (module docstring).
+
+    Subclasses set ``num_agents``, ``num_landmarks``, ``width``, ``height``,
+    ``landmark_rad`` and the radius configuration (:meth:`_setup_radii`), and implement
+    :meth:`reset`. A generator whose obstacle layouts are fixed at construction sets
+    ``layouts`` (``(B, L, 2)``, one per map) and ``free_layouts`` (``(B, F, 2)``); one that
+    draws them sets ``layouts = None`` and returns its bucket table in the sample.
+    """
+
+    num_agents: int
+    num_landmarks: int
+    width: float
+    height: float
+    landmark_rad: float
+    agent_rad: float | None
+    goal_rad: float | None
+    _config: dict[str, Any]
+    layouts: np.ndarray | None = None
+    landmark_counts: list[int] | None = None  # real circles of each layout (the rest pad it)
+    free_layouts: np.ndarray | None = None
+
+    # ------------------------------------------------------------------ radii
+    def _setup_radii(
+        self,
+        agent_rad_range: Any,
+        goal_rad_range: Any,
+        default_agent_rad: float,
+        default_goal_rad: float,
+    ) -> None:
+        """camar's radius rules (module docstring)."""
+        self.agent_rad_range = _pair("agent_rad_range", agent_rad_range)
+        self.goal_rad_range = _pair("goal_rad_range", goal_rad_range)
+        self.agent_rad = self.goal_rad = None
+        self.proportional_goal_rad = False
+        if self.agent_rad_range is None:
+            self.agent_rad = float(default_agent_rad)
+        elif self.agent_rad_range[0] == self.agent_rad_range[1]:
+            self.agent_rad = self.agent_rad_range[0]
+        if self.goal_rad_range is not None:
+            if self.goal_rad_range[0] == self.goal_rad_range[1]:
+                self.goal_rad = self.goal_rad_range[0]
+        elif self.agent_rad_range is None:
+            self.goal_rad = float(default_goal_rad)
+        elif self.agent_rad is not None:
+            self.goal_rad = self.agent_rad / 2.5
+        else:
+            self.proportional_goal_rad = True
+
+    @property
+    def max_agent_rad(self) -> float:
+        return self.agent_rad if self.agent_rad is not None else self.agent_rad_range[1]  # type: ignore[index]
+
+    def sizes(self, key: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """Agent and goal radii ``(N,)`` each (camar's ``generate_sizes``)."""
+        key_agent, _, key_goal = jax.random.split(key, 3)
+        n = self.num_agents
+        if self.agent_rad is not None:
+            agent = jnp.full((n,), self.agent_rad, jnp.float32)
+        else:
+            lo, hi = self.agent_rad_range  # type: ignore[misc]
+            agent = jax.random.uniform(key_agent, (n,), minval=lo, maxval=hi)
+        if self.goal_rad is not None:
+            goal = jnp.full((n,), self.goal_rad, jnp.float32)
+        elif self.proportional_goal_rad:
+            goal = agent / 2.5
+        else:
+            lo, hi = self.goal_rad_range  # type: ignore[misc]
+            goal = jax.random.uniform(key_goal, (n,), minval=lo, maxval=hi)
+        return agent, goal
+
+    # ------------------------------------------------------------------ interface
+    def bucket_grid(self, reach: float) -> BucketGrid:
+        """The bucket grid over this map for queries of radius ``reach``, with a row
+        capacity no layout of this generator can exceed."""
+        half = np.array([self.width / 2, self.height / 2]) + self.landmark_rad
+        grid = BucketGrid.covering(-half, half, reach)
+        return BucketGrid(grid.origin, grid.bucket, grid.shape, self.capacity_bound(grid))
+
+    def capacity_bound(self, grid: BucketGrid) -> int:
+        """The most obstacle circles one bucket of ``grid`` can receive."""
+        assert self.layouts is not None and self.landmark_counts is not None
+        return max(
+            grid.max_count_np(lay[:c]) for lay, c in zip(self.layouts, self.landmark_counts, strict=True)
+        )
+
+    def layout_tables(self, grid: BucketGrid) -> np.ndarray:
+        """The bucket tables of the fixed layouts ``(B, T, capacity)``; padding circles
+        are in no bucket, empty slots hold ``num_landmarks``."""
+        assert self.layouts is not None and self.landmark_counts is not None
+        tables = []
+        for lay, count in zip(self.layouts, self.landmark_counts, strict=True):
+            table = grid.build_np(lay[:count])
+            tables.append(np.where(table == count, self.num_landmarks, table))
+        return np.stack(tables).astype(np.int32)
+
+    def reset(self, key: jax.Array, grid: BucketGrid) -> MapSample:
+        """One episode's map."""
+        raise NotImplementedError
+
+    def lifelong_goals(self, keys: jax.Array, sample_map_id: jax.Array, free_pos: jax.Array) -> jax.Array:
+        """A fresh goal per key ``(N,)``, uniform over the map's free positions."""
+        if self.free_layouts is not None:
+            free = jnp.asarray(self.free_layouts)[sample_map_id]
+        else:
+            free = free_pos
+        return jax.vmap(lambda k: jax.random.choice(k, free))(keys)
+
+    def config(self) -> dict[str, Any]:
+        """The keyword arguments this generator was built with."""
+        return dict(self._config)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.config().items() if not k.endswith("_str"))
+        return f"{type(self).__name__}({args})"
+
+
+def _redraw_until_reachable(draw: Any, key: jax.Array, ok: Any, max_redraws: int) -> Any:
+    """``draw(key)`` (a pytree), redrawn with ``fold_in(key, i)`` while ``ok(out)`` is
+    false, at most ``max_redraws`` times."""
+    first = draw(key)
+
+    def cond(carry: tuple[int, Any]) -> jax.Array:
+        i, out = carry
+        return (i < max_redraws) & ~ok(out)
+
+    def body(carry: tuple[int, Any]) -> tuple[int, Any]:
+        i, _ = carry
+        return i + 1, draw(jax.random.fold_in(key, i + 1))
+
+    _, out = jax.lax.while_loop(cond, body, (jnp.int32(0), first))
+    return out
+
+
+def border_circles(
+    num_rows: int, num_cols: int, half_width: float, half_height: float, grain: int
+) -> jax.Array:
+    """The walls around the map as circles: top, right, left, bottom, ``(2 (rows + cols)
+    (grain - 1), 2)``."""
+    nx, ny = num_rows * (grain - 1), num_cols * (grain - 1)
+    top = jnp.stack(
+        [jnp.linspace(-half_width, half_width, nx, endpoint=False), jnp.full((nx,), half_height)], -1
+    )
+    right = jnp.stack(
+        [jnp.full((ny,), half_width), jnp.linspace(half_height, -half_height, ny, endpoint=False)], -1
+    )
+    left = jnp.stack(
+        [jnp.full((ny,), -half_width), jnp.linspace(-half_height, half_height, ny, endpoint=False)], -1
+    )
+    bottom = jnp.stack(
+        [jnp.linspace(half_width, -half_width, nx, endpoint=False), jnp.full((nx,), -half_height)], -1
+    )
+    return jnp.concatenate([top, right, left, bottom])
+
+
+class random_grid(MapGenerator):
+    """Square obstacles on a ``num_rows`` x ``num_cols`` grid of cells of side
+    ``obstacle_size``: ``int(obstacle_density * rows * cols)`` cells are obstacles, each
+    outlined by ``4 (grain_factor - 1)`` circles of radius ``obstacle_size / (2
+    (grain_factor - 1))``, plus walls around the map. Agents start on and aim for cell
+    centres, all distinct from each other and from the obstacles.
+
+    Args:
+        num_rows, num_cols: cells along x and along y.
+        obstacle_density: share of the cells that are obstacles.
+        num_agents: agents.
+        grain_factor: circles per obstacle side plus one (at least 2).
+        obstacle_size: cell side.
+        agent_rad_range, goal_rad_range: see the module docstring (default: agent radius
+            ``(obstacle_size - 2 landmark_rad) / 4``, goal radius ``(obstacle_size - 2
+            landmark_rad) / 10``).
+        ensure_reachable: redraw until every goal is reachable (module docstring).
+        max_redraws: bound on the redraws.
+    """
+
+    def __init__(
+        self,
+        num_rows: int = 20,
+        num_cols: int = 20,
+        obstacle_density: float = 0.2,
+        num_agents: int = 32,
+        grain_factor: int = 3,
+        obstacle_size: float = 0.4,
+        agent_rad_range: tuple[float, float] | None = None,
+        goal_rad_range: tuple[float, float] | None = None,
+        ensure_reachable: bool = True,
+        max_redraws: int = 64,
+    ) -> None:
+        owner = "random_grid"
+        self._config = {
+            "num_rows": num_rows,
+            "num_cols": num_cols,
+            "obstacle_density": obstacle_density,
+            "num_agents": num_agents,
+            "grain_factor": grain_factor,
+            "obstacle_size": obstacle_size,
+            "agent_rad_range": agent_rad_range,
+            "goal_rad_range": goal_rad_range,
+            "ensure_reachable": ensure_reachable,
+            "max_redraws": max_redraws,
+        }
+        self.num_rows = _count(owner, "num_rows", num_rows)
+        self.num_cols = _count(owner, "num_cols", num_cols)
+        self.num_agents = _count(owner, "num_agents", num_agents)
+        self.grain_factor = _count(owner, "grain_factor", grain_factor, 2)
+        self.obstacle_size = float(obstacle_size)
+        if not self.obstacle_size > 0:
+            raise ValueError(f"{owner}: obstacle_size must be positive, got {obstacle_size!r}")
+        if not 0.0 <= float(obstacle_density) <= 1.0:
+            raise ValueError(f"{owner}: obstacle_density must be in [0, 1], got {obstacle_density!r}")
+        self.obstacle_density = float(obstacle_density)
+        self.num_obstacles = int(self.obstacle_density * self.num_rows * self.num_cols)
+        cells = self.num_rows * self.num_cols
+        if 2 * self.num_agents + self.num_obstacles > cells:
+            raise ValueError(
+                f"{owner}: {self.num_agents} agents need {2 * self.num_agents} free cells (starts and goals) "
+                "besides "
+                f"{self.num_obstacles} obstacles, but the grid has {cells} cells; lower num_agents or "
+                "obstacle_density, or enlarge the grid"
+            )
+        self.ensure_reachable = bool(ensure_reachable)
+        self.max_redraws = _count(owner, "max_redraws", max_redraws, 0)
+        g = self.grain_factor - 1
+        self.landmark_rad = self.obstacle_size / (2 * g)
+        free_size = self.obstacle_size - 2 * self.landmark_rad
+        self._setup_radii(agent_rad_range, goal_rad_range, free_size * 0.25, free_size * 0.1)
+        self.width = self.num_rows * self.obstacle_size
+        self.height = self.num_cols * self.obstacle_size
+        self.num_landmarks = self.num_obstacles * 4 * g + (self.num_rows + self.num_cols) * 2 * g
+        s = self.obstacle_size
+        xs = jnp.linspace(-self.width / 2 + s / 2, self.width / 2 - s / 2, self.num_rows)
+        ys = jnp.linspace(-self.height / 2 + s / 2, self.height / 2 - s / 2, self.num_cols)
+        self._cells = jnp.stack(jnp.meshgrid(xs, ys), axis=-1).reshape(-1, 2)  # cell k = (iy, ix) row-major
+        self._border = border_circles(
+            self.num_rows, self.num_cols, self.width / 2, self.height / 2, self.grain_factor
+        )
+
+    def capacity_bound(self, grid: BucketGrid) -> int:
+        # Every layout's circles are a sub-multiset of the layout with every cell an obstacle.
+        every = np.asarray(self._outline(self._cells)).reshape(-1, 2)
+        return grid.max_count_np(np.concatenate([every, np.asarray(self._border)]))
+
+    def _outline(self, centres: jax.Array) -> jax.Array:
+        """The circles outlining each square, ``(4 (grain - 1), n, 2)`` side by side: top
+        (left to right), right (top to bottom), bottom (right to left), left (bottom to
+        top)."""
+        g, half = self.grain_factor - 1, self.obstacle_size / 2
+
+        def one(c: jax.Array) -> jax.Array:
+            left, down = c - half
+            right, up = c + half
+            return jnp.concatenate(
+                [
+                    jnp.stack([jnp.linspace(left, right, g, endpoint=False), jnp.full((g,), up)], -1),
+                    jnp.stack([jnp.full((g,), right), jnp.linspace(up, down, g, endpoint=False)], -1),
+                    jnp.stack([jnp.linspace(right, left, g, endpoint=False), jnp.full((g,), down)], -1),
+                    jnp.stack([jnp.full((g,), left), jnp.linspace(down, up, g, endpoint=False)], -1),
+                ]
+            )
+
+        return jax.vmap(one, out_axes=1)(centres)
+
+    def _draw(self, key: jax.Array) -> jax.Array:
+        """A permutation of the cells: agents, then obstacles, then goals."""
+        return jax.random.permutation(key, self._cells.shape[0])
+
+    def _reachable(self, order: jax.Array) -> jax.Array:
+        n, m = self.num_agents, self.num_obstacles
+        free = jnp.ones(self._cells.shape[0], bool).at[order[n : n + m]].set(False)
+        labels = component_labels(free.reshape(self.num_cols, self.num_rows)).reshape(-1)
+        return jnp.all(labels[order[:n]] == labels[order[n + m : 2 * n + m]])
+
+    def reset(self, key: jax.Array, grid: BucketGrid) -> MapSample:
+        n, m = self.num_agents, self.num_obstacles
+        if self.ensure_reachable:
+            order = _redraw_until_reachable(self._draw, key, self._reachable, self.max_redraws)
+        else:
+            order = self._draw(key)
+        pos = self._cells[order]
+        landmarks = jnp.concatenate([self._outline(pos[n : n + m]).reshape(-1, 2), self._border])
+        agent_rad, goal_rad = self.sizes(key)
+        return MapSample(
+            landmark_pos=landmarks,
+            agent_pos=pos[:n],
+            goal_pos=pos[n + m : 2 * n + m],
+            agent_rad=agent_rad,
+            goal_rad=goal_rad,
+            map_id=jnp.int32(0),
+            free_pos=jnp.concatenate([pos[:n], pos[n + m :]]),
+            table=grid.build(landmarks),
+        )
+
+
+def perlin_noise(key: jax.Array, width: int, height: int, grid_width: int, grid_height: int) -> jax.Array:
+    """Perlin noise ``(height, width)``: random unit gradients on a ``(grid_width + 1,
+    grid_height + 1)`` lattice, dot products with the offsets to the four lattice corners,
+    blended with the quintic fade ``6 t^5 - 15 t^4 + 10 t^3`` (evaluated in this order,
+    as camar does, so that the cells' noise ranks agree with camar's)."""
+    angles = jax.random.uniform(key, (grid_width + 1, grid_height + 1), minval=0.0, maxval=2.0 * jnp.pi)
+    gx, gy = jnp.cos(angles), jnp.sin(angles)
+    x, y = jnp.meshgrid(
+        jnp.linspace(0, grid_width, width, endpoint=False),
+        jnp.linspace(0, grid_height, height, endpoint=False),
+    )
+    x0, y0 = x.astype(jnp.int32), y.astype(jnp.int32)
+    x1, y1 = x0 + 1, y0 + 1
+
+    def fade(t: jax.Array) -> jax.Array:
+        return 6 * t**5 - 15 * t**4 + 10 * t**3
+
+    def corner(ix: jax.Array, iy: jax.Array) -> jax.Array:
+        return (x - ix) * gx[ix, iy] + (y - iy) * gy[ix, iy]
+
+    sx, sy = fade(x - x0), fade(y - y0)
+    n00, n10, n01, n11 = corner(x0, y0), corner(x1, y0), corner(x0, y1), corner(x1, y1)
+    top = n00 + sx * (n10 - n00)
+    bottom = n01 + sx * (n11 - n01)
+    return top + sy * (bottom - top)
+
+
+def cell_centres(rows: jax.Array, cols: jax.Array, size: float, height: float, width: float) -> jax.Array:
+    """Centres ``(n, 2)`` of the cells ``(row, col)`` of a grid of ``size`` cells:
+    ``x`` from the column, ``y`` from the row (row 0 at the bottom), centred on the origin."""
+    x = cols * size - width / 2 + size / 2
+    y = rows * size - height / 2 + size / 2
+    return jnp.stack([x, y], axis=1)
+
+
+class caves_cont(MapGenerator):
+    """Caves from Perlin noise on a ``num_rows`` x ``num_cols`` grid of cells of side
+    ``2 landmark_rad``. With cells ranked by the absolute noise, those ranked in
+    ``[landmark_low_ratio, landmark_high_ratio)`` of all cells are obstacle circles (the
+    cave walls), the lowest ``free_ratio`` are where agents start and goals lie. The
+    lattice has ``int(num_rows / scale)`` x ``int(num_cols / scale)`` cells.
+
+    Args:
+        num_rows, num_cols, scale: grid and noise scale.
+        landmark_low_ratio, landmark_high_ratio, free_ratio: rank bands (above).
+        add_borders: walls around the map.
+        num_agents: agents.
+        landmark_rad: obstacle circle radius (half the cell side).
+        agent_rad_range, goal_rad_range: see the module docstring.
+    """
+
+    def __init__(
+        self,
+        num_rows: int = 128,
+        num_cols: int = 128,
+        scale: int = 14,
+        landmark_low_ratio: float = 0.55,
+        landmark_high_ratio: float = 0.72,
+        free_ratio: float = 0.20,
+        add_borders: bool = True,
+        num_agents: int = 16,
+        landmark_rad: float = 0.05,
+        agent_rad_range: tuple[float, float] | None = (0.1, 0.1),
+        goal_rad_range: tuple[float, float] | None = None,
+    ) -> None:
+        owner = "caves_cont"
+        self._config = {
+            "num_rows": num_rows,
+            "num_cols": num_cols,
+            "scale": scale,
+            "landmark_low_ratio": landmark_low_ratio,
+            "landmark_high_ratio": landmark_high_ratio,
+            "free_ratio": free_ratio,
+            "add_borders": add_borders,
+            "num_agents": num_agents,
+            "landmark_rad": landmark_rad,
+            "agent_rad_range": agent_rad_range,
+            "goal_rad_range": goal_rad_range,
+        }
+        self.num_rows = _count(owner, "num_rows", num_rows)
+        self.num_cols = _count(owner, "num_cols", num_cols)
+        self.num_agents = _count(owner, "num_agents", num_agents)
+        scale = _count(owner, "scale", scale)
+        self.grid_rows, self.grid_cols = int(self.num_rows / scale), int(self.num_cols / scale)
+        if self.grid_rows < 1 or self.grid_cols < 1:
+            raise ValueError(f"{owner}: scale ({scale}) must not exceed num_rows and num_cols")
+        if not 0.0 <= landmark_low_ratio < landmark_high_ratio <= 1.0:
+            raise ValueError(f"{owner}: need 0 <= landmark_low_ratio < landmark_high_ratio <= 1")
+        cells = self.num_rows * self.num_cols
+        self.ranks = (int(cells * landmark_low_ratio), int(cells * landmark_high_ratio))
+        self.free_rank = int(cells * free_ratio)
+        if self.free_rank < self.num_agents:
+            raise ValueError(
+                f"{owner}: free_ratio {free_ratio} leaves {self.free_rank} free cells "
+                f"for {self.num_agents} agents"
+            )
+        self.landmark_rad = float(landmark_rad)
+        if not self.landmark_rad > 0:
+            raise ValueError(f"{owner}: landmark_rad must be positive, got {landmark_rad!r}")
+        self._setup_radii(
+            agent_rad_range, goal_rad_range, 0.4 * self.landmark_rad, 0.4 * self.landmark_rad / 2.5
+        )
+        self.height = self.num_cols * self.landmark_rad * 2
+        self.width = self.num_rows * self.landmark_rad * 2
+        self.num_landmarks = self.ranks[1] - self.ranks[0]
+        if add_borders:
+            self._border = border_circles(self.num_rows, self.num_cols, self.width / 2, self.height / 2, 2)
+        else:
+            self._border = jnp.zeros((0, 2))
+        self.num_landmarks += self._border.shape[0]
+        self.add_borders = bool(add_borders)
+
+    def capacity_bound(self, grid: BucketGrid) -> int:
+        rows, cols = np.divmod(np.arange(self.num_rows * self.num_cols), self.num_cols)
+        every = np.asarray(self._centres(jnp.asarray(rows), jnp.asarray(cols)))
+        return grid.max_count_np(np.concatenate([every, np.asarray(self._border)]))
+
+    def _centres(self, a: jax.Array, b: jax.Array) -> jax.Array:
+        # The flat cell index split by divmod(idx, num_cols): y from the quotient a, x
+        # from the remainder b (camar's layout).
+        return cell_centres(a, b, 2 * self.landmark_rad, self.height, self.width)
+
+    def reset(self, key: jax.Array, grid: BucketGrid) -> MapSample:
+        key, key_noise, key_agents, key_goals = jax.random.split(key, 4)
+        noise = jnp.abs(perlin_noise(key_noise, self.num_cols, self.num_rows, self.grid_cols, self.grid_rows))
+        order = jnp.argsort(noise.reshape(-1), stable=True)
+        lo, hi = self.ranks
+        rank = jnp.zeros_like(order).at[order].set(jnp.arange(order.shape[0]))
+        walls = jnp.nonzero((rank >= lo) & (rank < hi), size=hi - lo)[0]
+        landmarks = jnp.concatenate([self._centres(*jnp.divmod(walls, self.num_cols)), self._border])
+        free = self._centres(*jnp.divmod(order[: self.free_rank], self.num_cols))
+        agent_pos = jax.random.choice(key_agents, free, (self.num_agents,), replace=False)
+        goal_pos = jax.random.choice(key_goals, free, (self.num_agents,), replace=False)
+        agent_rad, goal_rad = self.sizes(key)
+        return MapSample(
+            landmark_pos=landmarks,
+            agent_pos=agent_pos,
+            goal_pos=goal_pos,
+            agent_rad=agent_rad,
+            goal_rad=goal_rad,
+            map_id=jnp.int32(0),
+            free_pos=free,
+            table=grid.build(landmarks),
+        )
