@@ -115,7 +115,7 @@ def longer_side_cells(env_id):
     """L: cells (Hanabi: layout units) along the image's longer side; 1 for continuous worlds
     (jaxnav's too: its default map is square, drawn at ``size`` exactly)."""
     env = make_env(env_id)
-    if env_id.startswith("MPE_") or "SMAX" in env_id or env_id in MABRAX or env_id == "jaxnav":
+    if env_id.startswith(("MPE_", "camar_")) or "SMAX" in env_id or env_id in MABRAX or env_id == "jaxnav":
         return 1
     if env_id == "switch_riddle":
         return max(env.num_agents, 3)  # the room is wider than its 2.25 cells of height
@@ -143,6 +143,11 @@ def expected_shape(env_id, size):
 
         w, h = table_units(env.config)
         return h * c, w * c
+    if env_id.startswith("camar_"):  # the map plus a circle's radius around it, longer side = size
+        margin = 2 * env.map.landmark_rad
+        w, h = env.map.width + margin, env.map.height + margin
+        scale = size / max(w, h)
+        return max(round(h * scale), 1), max(round(w * scale), 1)
     return longer_side_cells(env_id) * c, longer_side_cells(env_id) * c  # square images
 
 
