@@ -16,12 +16,13 @@ MPE_IDS = [e for e in jaxmarl.registered_envs if e.startswith("MPE_")]
 
 
 # MABrax episodes last 1000 steps of MJX physics and check_env plays two episodes: a
-# shorter time limit keeps the same checks (truncation included) affordable.
+# shorter time limit keeps the same checks (truncation included) affordable; likewise for
+# CAMAR, whose worlds hold hundreds of obstacle circles.
 SHORTER = {
     e: {"episode_length": 30}
     for e in jaxmarl.registered_envs
     if str(spec(e).entry_point).startswith("jaxmarl.environments.mabrax")
-}
+} | {e: {"max_steps": 30} for e in jaxmarl.registered_envs if e.startswith("camar_")}
 
 
 # Environments whose default episode always starts the same way (as in JaxMARL): Overcooked
