@@ -79,6 +79,8 @@ MAP_GENERATORS: dict[str, type[MapGenerator]] = {
     "movingai": grid_maps.movingai,
 }
 
+Substep = tuple[jax.Array, jax.Array, jax.Array, jax.Array]  # pos, vel, angle, touched so far
+
 TIE_MARGIN = 8  # extra nearest candidates re-sorted by (distance, index): exact ties at the cut
 
 
@@ -274,12 +276,15 @@ class Camar(MultiAgentEnv):
     ) -> tuple[dict[str, jax.Array], State, dict[str, jax.Array], dict[str, jax.Array], dict[str, Any]]:
         del key
         u = jnp.stack([jnp.asarray(actions[a], jnp.float32) for a in self.agents])
-        pos, vel, angle = state.pos, state.vel, state.angle
-        hit = jnp.zeros((self.num_agents,), bool)
-        for _ in range(self.frameskip + 1):
+
+        def substep(carry: Substep, _: None) -> tuple[Substep, None]:
+            pos, vel, angle, hit = carry
             force, touching = self._forces(state, pos)
             pos, vel, angle = self.dynamic.integrate(force, pos, vel, angle, u)
-            hit = hit | touching
+            return (pos, vel, angle, hit | touching), None
+
+        start: Substep = (state.pos, state.vel, state.angle, jnp.zeros((self.num_agents,), bool))
+        (pos, vel, angle, hit), _ = jax.lax.scan(substep, start, None, self.frameskip + 1)
 
         old_dist = jnp.linalg.norm(state.pos - state.goal_pos, axis=-1)
         new_dist = jnp.linalg.norm(pos - state.goal_pos, axis=-1)

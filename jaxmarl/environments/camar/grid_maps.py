@@ -29,6 +29,7 @@ from jaxmarl.environments.camar.maps import (
     MapSample,
     _count,
     cell_centres,
+    redraw_until,
 )
 from jaxmarl.environments.camar.spatial import BucketGrid
 
@@ -319,9 +320,8 @@ class batched_string_grid(MapGenerator):
         )
         if self.ensure_reachable and draws_random:
             labels = jnp.asarray(self.free_labels)[map_id]
-            first = self._draw(map_id, key_agents, key_goals)
 
-            def redraw(i: jax.Array) -> tuple[jax.Array, jax.Array]:
+            def again(i: jax.Array) -> tuple[jax.Array, jax.Array]:
                 return self._draw(map_id, jax.random.fold_in(key_agents, i), jax.random.fold_in(key_goals, i))
 
             def ok(idx: tuple[jax.Array, jax.Array]) -> jax.Array:
@@ -334,15 +334,7 @@ class batched_string_grid(MapGenerator):
                 )
                 return jnp.all(agent_lab == goal_lab)
 
-            def cond(carry: tuple[jax.Array, tuple[jax.Array, jax.Array]]) -> jax.Array:
-                return (carry[0] < self.max_redraws) & ~ok(carry[1])
-
-            def body(
-                carry: tuple[jax.Array, tuple[jax.Array, jax.Array]],
-            ) -> tuple[jax.Array, tuple[jax.Array, jax.Array]]:
-                return carry[0] + 1, redraw(carry[0] + 1)
-
-            _, (a, g) = jax.lax.while_loop(cond, body, (jnp.int32(0), first))
+            a, g = redraw_until(self._draw(map_id, key_agents, key_goals), again, ok, self.max_redraws)
         else:
             a, g = self._draw(map_id, key_agents, key_goals)
         agent_pos = free_pos[a] if self._fixed_agents is None else jnp.asarray(self._fixed_agents)[map_id]

@@ -212,18 +212,17 @@ class MapGenerator:
         return f"{type(self).__name__}({args})"
 
 
-def _redraw_until_reachable(draw: Any, key: jax.Array, ok: Any, max_redraws: int) -> Any:
-    """``draw(key)`` (a pytree), redrawn with ``fold_in(key, i)`` while ``ok(out)`` is
-    false, at most ``max_redraws`` times."""
-    first = draw(key)
+def redraw_until(first: Any, again: Any, ok: Any, max_redraws: int) -> Any:
+    """``first`` (a pytree), replaced by ``again(i)`` for ``i = 1, 2, ...`` while
+    ``ok(draw)`` is false, at most ``max_redraws`` times (the last draw is kept)."""
 
-    def cond(carry: tuple[int, Any]) -> jax.Array:
+    def cond(carry: tuple[jax.Array, Any]) -> jax.Array:
         i, out = carry
         return (i < max_redraws) & ~ok(out)
 
-    def body(carry: tuple[int, Any]) -> tuple[int, Any]:
+    def body(carry: tuple[jax.Array, Any]) -> tuple[jax.Array, Any]:
         i, _ = carry
-        return i + 1, draw(jax.random.fold_in(key, i + 1))
+        return i + 1, again(i + 1)
 
     _, out = jax.lax.while_loop(cond, body, (jnp.int32(0), first))
     return out
@@ -370,7 +369,12 @@ class random_grid(MapGenerator):
     def reset(self, key: jax.Array, grid: BucketGrid) -> MapSample:
         n, m = self.num_agents, self.num_obstacles
         if self.ensure_reachable:
-            order = _redraw_until_reachable(self._draw, key, self._reachable, self.max_redraws)
+            order = redraw_until(
+                self._draw(key),
+                lambda i: self._draw(jax.random.fold_in(key, i)),
+                self._reachable,
+                self.max_redraws,
+            )
         else:
             order = self._draw(key)
         pos = self._cells[order]
