@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import platform
 import statistics
 import time
@@ -175,12 +176,22 @@ def make_rollout(env: Any, num_envs: int, num_steps: int) -> Any:
     return jax.jit(rollout)
 
 
+def state_bytes(env: Any) -> int:
+    """Bytes of one environment's state, as ``reset`` returns it."""
+    _, state = jax.eval_shape(env.reset, jax.random.PRNGKey(0))
+    return sum(int(math.prod(leaf.shape)) * leaf.dtype.itemsize for leaf in jax.tree.leaves(state))
+
+
 def measure(env: Any, num_envs: int, num_steps: int, repeats: int) -> dict[str, Any]:
-    """Compile seconds, the ``repeats`` timed runs, and their median in env steps/s."""
+    """Compile seconds, the ``repeats`` timed runs, their median in env steps/s, and
+    memory: the bytes of one env's state and the compiled rollout's scratch memory
+    (XLA's ``temp_size_in_bytes``, NaN where the backend does not report it) per env."""
     run = make_rollout(env, num_envs, num_steps)
     t0 = time.perf_counter()
     compiled = run.lower(jax.random.PRNGKey(0)).compile()
     compile_s = time.perf_counter() - t0
+    memory = compiled.memory_analysis()
+    temp_bytes = float(memory.temp_size_in_bytes) if memory is not None else float("nan")
     compiled(jax.random.PRNGKey(0)).block_until_ready()  # warm-up
     run_s = []
     for i in range(repeats):
@@ -193,6 +204,8 @@ def measure(env: Any, num_envs: int, num_steps: int, repeats: int) -> dict[str, 
         "compile_s": compile_s,
         "run_s": run_s,
         "steps_per_s": num_envs * num_steps / statistics.median(run_s),
+        "state_bytes": state_bytes(env),
+        "temp_bytes_per_env": temp_bytes / num_envs,
     }
 
 

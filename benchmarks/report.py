@@ -158,6 +158,42 @@ def env_rows(results: dict[str, Any], peer: str) -> list[list[str]]:
     return rows
 
 
+def fmt_kib(x: float) -> str:
+    return fmt(x / 1024)
+
+
+def memory_rows(results: dict[str, Any], peer: str) -> list[list[str]]:
+    """Rows ``env, N, state KiB/env (ours, peer), scratch KiB/env (ours, peer)`` for the
+    envs whose records carry memory figures (``state_bytes``, ``temp_bytes_per_env``),
+    medians over rounds; cells of a timed-out ``N`` or a missing figure read n/a."""
+    rows = []
+    for env_id, libs in results["env"].items():
+        if peer not in libs or not any("state_bytes" in r for rnd in libs[OURS] for r in rnd):
+            continue
+        figures = {
+            lib: {key: by_num_envs(libs[lib], key) for key in ("state_bytes", "temp_bytes_per_env")}
+            for lib in (OURS, peer)
+            if all("state_bytes" in r for rnd in libs[lib] for r in rnd if not r.get("timed_out"))
+        }
+
+        def cell(lib: str, key: str, n: int, figures: dict = figures) -> str:
+            values = figures.get(lib, {}).get(key, {}).get(n)
+            return fmt_kib(Spread.of(values).median) if values else "n/a"
+
+        for n in sorted(by_num_envs(libs[OURS]) | by_num_envs(libs[peer])):
+            rows.append(
+                [
+                    code(env_id),
+                    str(n),
+                    cell(OURS, "state_bytes", n),
+                    cell(peer, "state_bytes", n),
+                    cell(OURS, "temp_bytes_per_env", n),
+                    cell(peer, "temp_bytes_per_env", n),
+                ]
+            )
+    return rows
+
+
 def train_rows(records: list[dict[str, Any]]) -> list[list[str]]:
     return [
         [
@@ -230,6 +266,23 @@ def results_markdown(results: dict[str, Any], plot_dir: str) -> str:
             )
             header = ["env", "N", "ours steps/s", "peer steps/s", "ratio"]
         parts.append(markdown_table(header, rows))
+        memory = memory_rows(results, peer) if spec["vectorised"] else []
+        if memory:
+            parts.append(
+                f"Memory per environment against {spec['label']}, for the rows that record it: "
+                "the state `reset` returns, and XLA's scratch memory for the whole rollout "
+                "divided by `N` (`temp_size_in_bytes` of the compiled scan; it includes the "
+                "random actions and the automatic reset), in KiB."
+            )
+            header = [
+                "env",
+                "N",
+                "state (ours)",
+                "state (peer)",
+                "scratch (ours)",
+                "scratch (peer)",
+            ]
+            parts.append(markdown_table(header, memory))
     parts.append(f"![Environment throughput]({plot_dir}/env_throughput.png)")
     if results.get("train"):
         parts.append(

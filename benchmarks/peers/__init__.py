@@ -58,6 +58,14 @@ PEERS: dict[str, Peer] = {
         same_jax=False,
         vectorised=False,
     ),
+    "camar": Peer(
+        name="camar",
+        label="CAMAR 0.4.0",
+        requirements=("camar==0.4.0",),
+        worker=BENCHMARKS / "peers" / "camar_throughput.py",
+        same_jax=True,
+        vectorised=True,
+    ),
     # Ours again, run as if it were a peer: exercises the whole harness without
     # installing anything (tests, dry runs). Its ratios only show the noise floor.
     "self": Peer(

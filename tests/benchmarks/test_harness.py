@@ -110,6 +110,24 @@ def test_a_loop_peer_is_compared_with_ours_at_every_n():
     assert rows[1] == ["`E`", "1000", "8.50e5", "15", "**62500×** (45000–80000)"]
 
 
+def test_memory_rows_report_kib_per_env_where_both_libraries_recorded_them():
+    results = results_fixture()
+    for lib, state, temp in (("ours", 2048, 1024.0), ("jm", 4096, 10240.0)):
+        for rnd in results["env"]["E"][lib]:
+            for record in rnd:
+                record.update(state_bytes=state, temp_bytes_per_env=temp)
+    assert report.memory_rows(results, "jm") == [
+        ["`E`", "1", "2", "4", "1", "10"],
+        ["`E`", "1000", "2", "4", "1", "10"],
+    ]
+    for rnd in results["env"]["E"]["jm"]:
+        for record in rnd:
+            del record["state_bytes"]
+    assert report.memory_rows(results, "jm")[0] == ["`E`", "1", "2", "n/a", "1", "n/a"]
+    assert "Memory per environment against JM" in report.results_markdown(results, "img")
+    assert report.memory_rows(results_fixture(), "jm") == []  # records without figures
+
+
 def test_markdown_table_and_number_format():
     table = report.markdown_table(["env", "N"], [["a", "1"], ["b", "10"]])
     assert table == "| env | N |\n| --- | ---: |\n| a | 1 |\n| b | 10 |"
