@@ -5,7 +5,8 @@ A benchmark id names one of our CAMAR ids, ``camar_<map>_v0``, optionally with
 the keywords of ``camar_v0`` itself (``dynamic``, ``max_steps``, ``frameskip``,
 ``max_obs``, ``window``, ...) go to it, every other one into ``map_kwargs`` (our
 ``make`` takes generator keywords directly, so one id means the same world in both
-libraries). Ids with a keyword camar does not know (``ensure_reachable``) are not
+libraries). ``ensure_reachable=False`` (ours without the reachability check, i.e.
+camar's draws) is dropped here; ids with any other keyword camar does not know are not
 offered.
 
 camar's ``step`` does not reset a finished episode, and a training loop needs it to:
@@ -52,6 +53,8 @@ def camar_spec(bench_id: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
     env_id, map_name, kwargs = env_throughput.parse_bench_id(bench_id)
     if map_name or not (env_id.startswith("camar_") and env_id.endswith("_v0")):
         raise ValueError(f"camar has no environment for {bench_id!r}")
+    if kwargs.get("ensure_reachable") is False:  # ours without its check: camar's own draws
+        del kwargs["ensure_reachable"]
     env_kwargs = {k: v for k, v in kwargs.items() if k in ENV_KEYWORDS}
     map_kwargs = {k: v for k, v in kwargs.items() if k not in ENV_KEYWORDS}
     return env_id.removeprefix("camar_").removesuffix("_v0"), env_kwargs, map_kwargs

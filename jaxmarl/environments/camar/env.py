@@ -242,7 +242,7 @@ class Camar(MultiAgentEnv):
         if self._tables is not None:
             near = self._tables[state.map_id][rows]
         else:
-            near = state.table[rows]
+            near = self.map.near_landmarks(state.table, rows, self.grid)
         return near.reshape(pos.shape[0], -1)
 
     def _landmarks_ext(self, state: State) -> jax.Array:

@@ -10,11 +10,21 @@ uniformly in ``[lo, hi]`` (one radius when ``lo == hi``); goals have radius
 ``goal_rad_range`` likewise, or ``agent_rad / 2.5`` when it is ``None``.
 
 Reachability (``ensure_reachable``, default on): camar 0.4.0 may put a goal where its
-agent cannot go (walled off by obstacles). Here the grid maps redraw the start and goal
-cells until every goal lies in the 4-connected component of free cells holding its
-agent's start (up to ``max_redraws`` draws, after which the last draw is kept; the
-first draw is camar's own, so maps that need no redraw are camar's). Components of fixed
-layouts are computed once at construction; random_grid's are computed in JAX at reset.
+agent cannot go (walled off by obstacles); on random_grid 20x20 at density 0.3 that
+happens in 55% of its draws with 8 agents and 89% with 32. Here every goal lies in the
+4-connected component of free cells holding its agent's start:
+
+- random_grid keeps camar's draw (obstacles, starts, goals) and moves each unreachable
+  goal, agent by agent, to a cell drawn uniformly among the free cells of its start's
+  component that no start or goal occupies; an agent walled into a pocket with no such
+  cell gets a new start and goal in the largest component. The components come from a
+  label propagation in JAX at reset. No loop of redraws: the cost is one labelling per
+  reset, which matters because every ``step`` computes a reset for the automatic reset.
+  A draw with every goal reachable is camar's draw unchanged.
+- The text layouts (:mod:`jaxmarl.environments.camar.grid_maps`) have their components
+  computed once at construction and redraw the starts and goals until every goal is
+  reachable (up to ``max_redraws`` draws, after which the last draw is kept; the first
+  draw is camar's own). Their layouts are mostly connected, so the loop rarely runs.
 
 This module holds the base class and the two generators that draw their own obstacles
 (:class:`random_grid`, :class:`caves_cont`); the layouts given as text are in
@@ -195,6 +205,12 @@ class MapGenerator:
         """One episode's map."""
         raise NotImplementedError
 
+    def near_landmarks(self, table: jax.Array, rows: jax.Array, grid: BucketGrid) -> jax.Array:
+        """Circle indices ``(..., 9, capacity)`` in the bucket rows ``rows`` ``(..., 9)``
+        of a drawn layout, from the ``table`` its sample carries (``num_landmarks`` for
+        empty slots). By default ``table`` is the bucket table itself."""
+        return table[rows]
+
     def lifelong_goals(self, keys: jax.Array, sample_map_id: jax.Array, free_pos: jax.Array) -> jax.Array:
         """A fresh goal per key ``(N,)``, uniform over the map's free positions."""
         if self.free_layouts is not None:
@@ -265,8 +281,7 @@ class random_grid(MapGenerator):
         agent_rad_range, goal_rad_range: see the module docstring (default: agent radius
             ``(obstacle_size - 2 landmark_rad) / 4``, goal radius ``(obstacle_size - 2
             landmark_rad) / 10``).
-        ensure_reachable: redraw until every goal is reachable (module docstring).
-        max_redraws: bound on the redraws.
+        ensure_reachable: move unreachable goals (module docstring).
     """
 
     def __init__(
@@ -280,7 +295,6 @@ class random_grid(MapGenerator):
         agent_rad_range: tuple[float, float] | None = None,
         goal_rad_range: tuple[float, float] | None = None,
         ensure_reachable: bool = True,
-        max_redraws: int = 64,
     ) -> None:
         owner = "random_grid"
         self._config = {
@@ -293,7 +307,6 @@ class random_grid(MapGenerator):
             "agent_rad_range": agent_rad_range,
             "goal_rad_range": goal_rad_range,
             "ensure_reachable": ensure_reachable,
-            "max_redraws": max_redraws,
         }
         self.num_rows = _count(owner, "num_rows", num_rows)
         self.num_cols = _count(owner, "num_cols", num_cols)
@@ -315,7 +328,6 @@ class random_grid(MapGenerator):
                 "obstacle_density, or enlarge the grid"
             )
         self.ensure_reachable = bool(ensure_reachable)
-        self.max_redraws = _count(owner, "max_redraws", max_redraws, 0)
         g = self.grain_factor - 1
         self.landmark_rad = self.obstacle_size / (2 * g)
         free_size = self.obstacle_size - 2 * self.landmark_rad
@@ -330,11 +342,49 @@ class random_grid(MapGenerator):
         self._border = border_circles(
             self.num_rows, self.num_cols, self.width / 2, self.height / 2, self.grain_factor
         )
+        self._tables_by_grid: dict[BucketGrid, np.ndarray] = {}
+
+    def _every_circle(self) -> np.ndarray:
+        """The circles of the layout with every cell an obstacle, then the border:
+        entry ``s * C + c`` is circle ``s`` of cell ``c``, then border circle ``j`` at
+        ``4 (grain - 1) C + j``."""
+        with jax.ensure_compile_time_eval():  # also when first asked while tracing
+            every = np.asarray(self._outline(self._cells)).reshape(-1, 2)
+            return np.concatenate([every, np.asarray(self._border)])
 
     def capacity_bound(self, grid: BucketGrid) -> int:
         # Every layout's circles are a sub-multiset of the layout with every cell an obstacle.
-        every = np.asarray(self._outline(self._cells)).reshape(-1, 2)
-        return grid.max_count_np(np.concatenate([every, np.asarray(self._border)]))
+        return grid.max_count_np(self._every_circle())
+
+    def _static_table(self, grid: BucketGrid) -> np.ndarray:
+        """Per bucket, the circles of :meth:`_every_circle` it would hold, int32
+        ``(num_buckets + 1, capacity)`` (``-1`` for an empty slot). Where the circles of a
+        layout fall depends only on which cells are obstacles, so this table, built once,
+        and the obstacle ranks of a draw give its bucket rows without sorting anything."""
+        cached = self._tables_by_grid.get(grid)
+        if cached is None:
+            cell = grid.cells_np(self._every_circle())
+            cached = np.full((grid.num_buckets + 1, grid.capacity), -1, np.int32)
+            fill = np.zeros(grid.num_buckets, np.int64)
+            for e, b in enumerate(cell):
+                cached[b, fill[b]] = e
+                fill[b] += 1
+            self._tables_by_grid[grid] = cached
+        return cached
+
+    def near_landmarks(self, table: jax.Array, rows: jax.Array, grid: BucketGrid) -> jax.Array:
+        """``table`` is the obstacle rank of each cell (``-1`` for free cells): circle
+        ``s`` of the obstacle of rank ``k`` is landmark ``s * num_obstacles + k``, border
+        circle ``j`` is landmark ``4 (grain - 1) num_obstacles + j``."""
+        c, m = self._cells.shape[0], self.num_obstacles
+        entry = jnp.asarray(self._static_table(grid))[rows]  # (..., 9, capacity)
+        slot, cell = entry // c, entry % c
+        rank = table[0][cell]
+        g4 = 4 * (self.grain_factor - 1)
+        obstacle = jnp.where(rank >= 0, slot * m + rank, self.num_landmarks)
+        border = g4 * m + entry - g4 * c
+        out = jnp.where(entry >= g4 * c, border, obstacle)
+        return jnp.where(entry < 0, self.num_landmarks, out).astype(jnp.int32)
 
     def _outline(self, centres: jax.Array) -> jax.Array:
         """The circles outlining each square, ``(4 (grain - 1), n, 2)`` side by side: top
@@ -360,35 +410,63 @@ class random_grid(MapGenerator):
         """A permutation of the cells: agents, then obstacles, then goals."""
         return jax.random.permutation(key, self._cells.shape[0])
 
-    def _reachable(self, order: jax.Array) -> jax.Array:
-        n, m = self.num_agents, self.num_obstacles
-        free = jnp.ones(self._cells.shape[0], bool).at[order[n : n + m]].set(False)
+    def _repair(self, key: jax.Array, order: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """Start and goal cells ``(n,)`` each from the permutation ``order``, with every
+        unreachable goal moved to a free cell reachable from its agent's start (module
+        docstring)."""
+        n, m, c = self.num_agents, self.num_obstacles, self._cells.shape[0]
+        starts, goals = order[:n], order[n + m : 2 * n + m]
+        free = jnp.ones(c, bool).at[order[n : n + m]].set(False)
         labels = component_labels(free.reshape(self.num_cols, self.num_rows)).reshape(-1)
-        return jnp.all(labels[order[:n]] == labels[order[n + m : 2 * n + m]])
+        largest = jnp.argmax(jnp.zeros(c + 1, jnp.int32).at[labels].add(1)[:c])
+        used = jnp.zeros(c, bool).at[starts].set(True).at[goals].set(True)
+        cell = jnp.arange(c)
+        # One random ranking of the cells serves every pick: taking the best-ranked cell
+        # of a set, then the best of what is left, draws uniformly without replacement.
+        rank = jax.random.uniform(jax.random.fold_in(key, 1), (c,))
+
+        def pick(allowed: jax.Array) -> tuple[jax.Array, jax.Array]:
+            return jnp.argmax(jnp.where(allowed, rank, -1.0)), jnp.any(allowed)
+
+        def one(used: jax.Array, x: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, Any]:
+            a, g = x
+            ok = labels[a] == labels[g]
+            near, has_near = pick(free & ~used & (labels == labels[a]))
+            # A start walled into a pocket with no cell to spare: both move to the
+            # largest component.
+            spare = free & (~used | (cell == a) | (cell == g)) & (labels == largest)
+            far_a, has_a = pick(spare)
+            far_g, has_g = pick(spare & (cell != far_a))
+            moved = ~ok & ~has_near & has_a & has_g
+            new_a = jnp.where(moved, far_a, a)
+            new_g = jnp.where(ok | ~(has_near | moved), g, jnp.where(moved, far_g, near))
+            used = used.at[a].set(False).at[g].set(False).at[new_a].set(True).at[new_g].set(True)
+            return used, (new_a, new_g)
+
+        _, (starts, goals) = jax.lax.scan(one, used, (starts, goals))
+        return starts, goals
 
     def reset(self, key: jax.Array, grid: BucketGrid) -> MapSample:
         n, m = self.num_agents, self.num_obstacles
+        order = self._draw(key)
         if self.ensure_reachable:
-            order = redraw_until(
-                self._draw(key),
-                lambda i: self._draw(jax.random.fold_in(key, i)),
-                self._reachable,
-                self.max_redraws,
-            )
+            starts, goals = self._repair(key, order)
         else:
-            order = self._draw(key)
+            starts, goals = order[:n], order[n + m : 2 * n + m]
         pos = self._cells[order]
         landmarks = jnp.concatenate([self._outline(pos[n : n + m]).reshape(-1, 2), self._border])
         agent_rad, goal_rad = self.sizes(key)
+        c = self._cells.shape[0]
+        rank = jnp.full((c,), -1, jnp.int32).at[order[n : n + m]].set(jnp.arange(m, dtype=jnp.int32))
         return MapSample(
             landmark_pos=landmarks,
-            agent_pos=pos[:n],
-            goal_pos=pos[n + m : 2 * n + m],
+            agent_pos=self._cells[starts],
+            goal_pos=self._cells[goals],
             agent_rad=agent_rad,
             goal_rad=goal_rad,
             map_id=jnp.int32(0),
             free_pos=jnp.concatenate([pos[:n], pos[n + m :]]),
-            table=grid.build(landmarks),
+            table=rank[None],  # obstacle rank per cell: see near_landmarks
         )
 
 
