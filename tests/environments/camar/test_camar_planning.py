@@ -62,7 +62,7 @@ def test_segment_distance_is_exact():
 def test_open_map_path_is_nearly_straight_and_followed_to_the_goal(star):
     env = Camar("string_grid", map_str=OPEN, num_agents=3, max_steps=500)
     _, state = env.reset(jax.random.PRNGKey(1))
-    cfg = PlannerConfig(star=star, num_iters=1500)
+    cfg = PlannerConfig(star=star, num_iters=600)
     paths = jax.jit(lambda k, s: plan(env, k, s, cfg))(jax.random.PRNGKey(2), state)
     assert bool(paths.found.all())
     straight = np.linalg.norm(np.asarray(state.pos - state.goal_pos), axis=-1)
@@ -156,7 +156,7 @@ def test_planning_vmaps_over_environments():
     env = Camar("random_grid", num_agents=4, num_rows=8, num_cols=8, obstacle_density=0.2)
     keys = jax.random.split(jax.random.PRNGKey(0), 3)
     _, states = jax.vmap(env.reset)(keys)
-    cfg = PlannerConfig(num_iters=300)
+    cfg = PlannerConfig(num_iters=100)
     paths = jax.jit(jax.vmap(lambda k, s: plan(env, k, s, cfg)))(keys, states)
     assert paths.waypoints.shape == (3, 4, cfg.path_len, 2)
     one = plan(env, keys[1], jax.tree.map(lambda x: x[1], states), cfg)
