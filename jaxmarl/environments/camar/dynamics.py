@@ -17,6 +17,20 @@ integration step ``dt`` later; the environment calls it ``frameskip + 1`` times 
   the velocity; the heading is wrapped into ``[-pi, pi)``. Robots start facing their goal.
 - :class:`MixedDynamic`: consecutive groups of agents, each with its own dynamic, in one
   world (all must share ``dt``).
+
+Integrators. ``integrate`` is camar's scheme, the environment's default
+(``integrator="euler"``). ``derivative`` gives the continuous-time model that scheme
+discretises, for ``integrator="rk4"`` (classical fourth-order Runge-Kutta, four contact
+force evaluations per ``dt``):
+
+- holonomic: ``dx/dt = v``, ``dv/dt = -(damping / dt) v + (force + accel * action) / mass``;
+  ``damping`` is the velocity decay per step ``dt``, so ``damping / dt`` is a rate per
+  unit time and ``(damping, dt) = (1.25, 0.05)`` is the same model as ``(0.25, 0.01)``.
+  Euler needs ``damping < 1`` (beyond, the velocity flips sign every step); RK4 is stable
+  up to ``damping`` about 2.7. The speed limit is applied after every step.
+- differential drive: ``dx/dt = u (cos theta, sin theta) + force / mass * dt`` (camar's
+  contact push, a velocity proportional to ``dt``), ``d theta/dt = omega``; the velocity
+  reported after a step is the mean ``dx/dt`` over it.
 """
 
 from __future__ import annotations
@@ -49,6 +63,8 @@ class Dynamic:
     dt: float
     #: per-agent tag written in the state (0 holonomic, 1 differential drive)
     kind = 0
+    #: whether the velocity is set by the action each step rather than integrated
+    kinematic = False
 
     def integrate(
         self, force: jax.Array, pos: jax.Array, vel: jax.Array, angle: jax.Array, actions: jax.Array
@@ -56,6 +72,24 @@ class Dynamic:
         """One step: ``force``, ``pos``, ``vel`` ``(n, 2)``, ``angle`` ``(n,)``,
         ``actions`` ``(n, 2)`` -> new ``(pos, vel, angle)``."""
         raise NotImplementedError
+
+    def derivative(
+        self, force: jax.Array, pos: jax.Array, vel: jax.Array, angle: jax.Array, actions: jax.Array
+    ) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """Time derivatives ``(dpos, dvel, dangle)`` of the continuous-time model (module
+        docstring), same shapes as the state."""
+        raise NotImplementedError
+
+    def project(self, vel: jax.Array, angle: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """Constraints applied after each Runge-Kutta step (speed limit, heading wrap)."""
+        return vel, angle
+
+    def check_integrator(self, integrator: str) -> None:
+        """Raise ``ValueError`` if this dynamic cannot run under ``integrator``."""
+
+    def kinematic_mask(self, num_agents: int) -> list[bool]:
+        """Per agent: whether its velocity follows from the action (no velocity state)."""
+        return [self.kinematic] * num_agents
 
     def initial_angle(self, agent_pos: jax.Array, goal_pos: jax.Array) -> jax.Array:
         """Heading of each agent at reset, ``(n,)``."""
@@ -80,7 +114,8 @@ class HolonomicDynamic(Dynamic):
     Args:
         accel: force per unit of action.
         max_speed: speed limit (negative: none).
-        damping: velocity decay per step, in ``[0, 1)``.
+        damping: velocity decay per step ``dt``, at least 0; below 1 for the Euler
+            integrator (module docstring).
         mass: agent mass.
         dt: integration step.
     """
@@ -98,9 +133,7 @@ class HolonomicDynamic(Dynamic):
         owner = "HolonomicDynamic"
         self.accel = _positive(owner, "accel", accel)
         self.max_speed = float(max_speed)
-        self.damping = float(damping)
-        if not 0.0 <= self.damping < 1.0:
-            raise ValueError(f"{owner}: damping must be in [0, 1), got {damping!r}")
+        self.damping = _positive(owner, "damping", damping, allow_zero=True)
         self.mass = _positive(owner, "mass", mass)
         self.dt = _positive(owner, "dt", dt)
 
@@ -123,6 +156,25 @@ class HolonomicDynamic(Dynamic):
             vel = jnp.where(speed > self.max_speed, vel / speed * self.max_speed, vel)
         return pos + vel * self.dt, vel, angle
 
+    def check_integrator(self, integrator: str) -> None:
+        if integrator == "euler" and not self.damping < 1.0:
+            raise ValueError(
+                f"HolonomicDynamic: damping must be below 1 for the Euler integrator, got {self.damping!r} "
+                "(the velocity would flip sign every step); lower it, or use integrator='rk4'"
+            )
+
+    def derivative(
+        self, force: jax.Array, pos: jax.Array, vel: jax.Array, angle: jax.Array, actions: jax.Array
+    ) -> tuple[jax.Array, jax.Array, jax.Array]:
+        dvel = -(self.damping / self.dt) * vel + (force + self.accel * actions) / self.mass
+        return vel, dvel, jnp.zeros_like(angle)
+
+    def project(self, vel: jax.Array, angle: jax.Array) -> tuple[jax.Array, jax.Array]:
+        if self.max_speed >= 0:
+            speed = jnp.linalg.norm(vel, axis=-1, keepdims=True)
+            vel = jnp.where(speed > self.max_speed, vel / speed * self.max_speed, vel)
+        return vel, angle
+
 
 class DiffDriveDynamic(Dynamic):
     """Differential-drive robot (module docstring).
@@ -135,6 +187,7 @@ class DiffDriveDynamic(Dynamic):
     """
 
     kind = 1
+    kinematic = True
 
     def __init__(
         self,
@@ -169,9 +222,8 @@ class DiffDriveDynamic(Dynamic):
         to_goal = goal_pos - agent_pos
         return jnp.arctan2(to_goal[:, 1], to_goal[:, 0])
 
-    def integrate(
-        self, force: jax.Array, pos: jax.Array, vel: jax.Array, angle: jax.Array, actions: jax.Array
-    ) -> tuple[jax.Array, jax.Array, jax.Array]:
+    def _speeds(self, actions: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """Forward and turning speeds ``(n,)`` for ``actions`` in ``[-1, 1]``."""
         lin_gain = (self.linear_speed_max - self.linear_speed_min) / 2
         ang_gain = (self.angular_speed_max - self.angular_speed_min) / 2
         linear = jnp.clip(
@@ -184,10 +236,23 @@ class DiffDriveDynamic(Dynamic):
             self.angular_speed_min,
             self.angular_speed_max,
         )
-        vel = jnp.stack([linear * jnp.cos(angle), linear * jnp.sin(angle)], axis=-1)
-        vel = vel + force / self.mass * self.dt
-        angle = angle + angular * self.dt
-        angle = jnp.remainder(angle + jnp.pi, 2 * jnp.pi) - jnp.pi
+        return linear, angular
+
+    def derivative(
+        self, force: jax.Array, pos: jax.Array, vel: jax.Array, angle: jax.Array, actions: jax.Array
+    ) -> tuple[jax.Array, jax.Array, jax.Array]:
+        linear, angular = self._speeds(actions)
+        dpos = jnp.stack([linear * jnp.cos(angle), linear * jnp.sin(angle)], axis=-1)
+        return dpos + force / self.mass * self.dt, jnp.zeros_like(vel), angular
+
+    def project(self, vel: jax.Array, angle: jax.Array) -> tuple[jax.Array, jax.Array]:
+        return vel, jnp.remainder(angle + jnp.pi, 2 * jnp.pi) - jnp.pi
+
+    def integrate(
+        self, force: jax.Array, pos: jax.Array, vel: jax.Array, angle: jax.Array, actions: jax.Array
+    ) -> tuple[jax.Array, jax.Array, jax.Array]:
+        vel, _, angular = self.derivative(force, pos, vel, angle, actions)
+        vel, angle = self.project(vel, angle + angular * self.dt)
         return pos + vel * self.dt, vel, angle
 
 
@@ -235,26 +300,43 @@ class MixedDynamic(Dynamic):
     def _split(self, x: jax.Array) -> list[jax.Array]:
         return [x[o : o + n] for o, n in zip(self.offsets, self.num_agents_batch, strict=True)]
 
+    def kinematic_mask(self, num_agents: int) -> list[bool]:
+        return [
+            g.kinematic
+            for g, n in zip(self.dynamics_batch, self.num_agents_batch, strict=True)
+            for _ in range(n)
+        ]
+
+    def check_integrator(self, integrator: str) -> None:
+        for g in self.dynamics_batch:
+            g.check_integrator(integrator)
+
     def initial_angle(self, agent_pos: jax.Array, goal_pos: jax.Array) -> jax.Array:
         parts = zip(self.dynamics_batch, self._split(agent_pos), self._split(goal_pos), strict=True)
         return jnp.concatenate([g.initial_angle(p, q) for g, p, q in parts])
 
+    def _per_group(self, method: str, *arrays: jax.Array, actions: jax.Array | None = None) -> tuple:
+        """``method`` of every group on its agents' slices, concatenated."""
+        outs = []
+        for i, g in enumerate(self.dynamics_batch):
+            args = [self._split(x)[i] for x in arrays]
+            if actions is not None:
+                args.append(self._split(actions)[i][:, : g.action_size])
+            outs.append(getattr(g, method)(*args))
+        return tuple(jnp.concatenate(parts) for parts in zip(*outs, strict=True))
+
     def integrate(
         self, force: jax.Array, pos: jax.Array, vel: jax.Array, angle: jax.Array, actions: jax.Array
     ) -> tuple[jax.Array, jax.Array, jax.Array]:
-        outs = [
-            g.integrate(f, p, v, a, u[:, : g.action_size])
-            for g, f, p, v, a, u in zip(
-                self.dynamics_batch,
-                self._split(force),
-                self._split(pos),
-                self._split(vel),
-                self._split(angle),
-                self._split(actions),
-                strict=True,
-            )
-        ]
-        return tuple(jnp.concatenate(parts) for parts in zip(*outs, strict=True))  # type: ignore[return-value]
+        return self._per_group("integrate", force, pos, vel, angle, actions=actions)
+
+    def derivative(
+        self, force: jax.Array, pos: jax.Array, vel: jax.Array, angle: jax.Array, actions: jax.Array
+    ) -> tuple[jax.Array, jax.Array, jax.Array]:
+        return self._per_group("derivative", force, pos, vel, angle, actions=actions)
+
+    def project(self, vel: jax.Array, angle: jax.Array) -> tuple[jax.Array, jax.Array]:
+        return self._per_group("project", vel, angle)
 
 
 DYNAMICS: dict[str, type[Dynamic]] = {

@@ -5,7 +5,8 @@ Rules
 -----
 ``N`` circular agents move in a plane among obstacle circles ("landmarks"), each towards
 its own goal. Every ``step`` runs ``frameskip + 1`` integration steps of the agents'
-dynamics (:mod:`jaxmarl.environments.camar.dynamics`). Before each, every agent feels the
+dynamics (:mod:`jaxmarl.environments.camar.dynamics`): camar's Euler steps, or classical
+Runge-Kutta steps with ``integrator="rk4"``. Before each, every agent feels the
 smooth contact force of each agent or obstacle ``j`` it overlaps::
 
     d = x_i - x_j,  d_min = R_i + R_j
@@ -82,6 +83,7 @@ MAP_GENERATORS: dict[str, type[MapGenerator]] = {
 Substep = tuple[jax.Array, jax.Array, jax.Array, jax.Array]  # pos, vel, angle, touched so far
 
 TIE_MARGIN = 8  # extra nearest candidates re-sorted by (distance, index): exact ties at the cut
+INTEGRATORS = ("euler", "rk4")
 
 
 def make_map(spec: MapGenerator | str | type, kwargs: Mapping[str, Any] | None = None) -> MapGenerator:
@@ -125,6 +127,9 @@ class Camar(MultiAgentEnv):
         window: sensing range beyond an agent's surface.
         max_steps: episode length.
         frameskip: integration steps per ``step`` minus one.
+        integrator: ``"euler"`` (camar's scheme) or ``"rk4"`` (classical Runge-Kutta on
+            the dynamics' continuous-time model, four contact force evaluations per
+            integration step; :mod:`~jaxmarl.environments.camar.dynamics`).
         max_obs: obstacles and agents observed (at most ``N + L - 1``).
         pos_shaping_factor: weight of the progress-towards-goal reward.
         contact_force, contact_margin: stiffness and softness of contacts.
@@ -151,6 +156,7 @@ class Camar(MultiAgentEnv):
         window: float = 0.3,
         max_steps: int = 100,
         frameskip: int = 2,
+        integrator: str = "euler",
         max_obs: int = 3,
         pos_shaping_factor: float = 1.0,
         contact_force: float = 500.0,
@@ -181,6 +187,10 @@ class Camar(MultiAgentEnv):
             raise ValueError(f"Camar: frameskip must be a non-negative integer, got {frameskip!r}")
         if isinstance(max_obs, bool) or int(max_obs) != max_obs or max_obs < 0:
             raise ValueError(f"Camar: max_obs must be a non-negative integer, got {max_obs!r}")
+        if integrator not in INTEGRATORS:
+            raise ValueError(f"Camar: integrator must be one of {INTEGRATORS}, got {integrator!r}")
+        self.dynamic.check_integrator(integrator)
+        self.integrator = integrator
         self.max_steps = self._horizon = int(max_steps)
         self.frameskip = int(frameskip)
         self.num_landmarks = self.map.num_landmarks
@@ -193,6 +203,7 @@ class Camar(MultiAgentEnv):
         self.dt = self.dynamic.dt
         self.step_dt = self.dt * (self.frameskip + 1)
         self.kinds = np.asarray(self.dynamic.kinds(n), np.int32)
+        self._kinematic = np.asarray(self.dynamic.kinematic_mask(n), bool)[:, None]
 
         # Buckets wide enough for the observation window and contacts.
         reach = self.window + self.map.max_agent_rad + self.map.landmark_rad
@@ -280,7 +291,10 @@ class Camar(MultiAgentEnv):
         def substep(carry: Substep, _: None) -> tuple[Substep, None]:
             pos, vel, angle, hit = carry
             force, touching = self._forces(state, pos)
-            pos, vel, angle = self.dynamic.integrate(force, pos, vel, angle, u)
+            if self.integrator == "euler":
+                pos, vel, angle = self.dynamic.integrate(force, pos, vel, angle, u)
+            else:
+                pos, vel, angle = self._rk4(state, force, pos, vel, angle, u)
             return (pos, vel, angle, hit | touching), None
 
         start: Substep = (state.pos, state.vel, state.angle, jnp.zeros((self.num_agents,), bool))
@@ -324,6 +338,30 @@ class Camar(MultiAgentEnv):
         info = {"metrics": self.metrics(new_state), "on_goal": on_goal, "is_collision": hit}
         obs = self.get_obs(new_state)
         return obs, new_state, {a: reward[i] for i, a in enumerate(self.agents)}, done, info
+
+    def _rk4(
+        self, state: State, force: jax.Array, pos: jax.Array, vel: jax.Array, angle: jax.Array, u: jax.Array
+    ) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """One classical Runge-Kutta step ``dt`` of the dynamics' continuous-time model;
+        ``force`` is the contact force at ``pos``."""
+        h = self.dt
+
+        def deriv(p: jax.Array, v: jax.Array, a: jax.Array, f: jax.Array | None = None) -> tuple:
+            f = self._forces(state, p)[0] if f is None else f
+            return self.dynamic.derivative(f, p, v, a, u)
+
+        def shift(scale: float, k: tuple) -> tuple:
+            return pos + scale * k[0], vel + scale * k[1], angle + scale * k[2]
+
+        k1 = deriv(pos, vel, angle, force)
+        k2 = deriv(*shift(h / 2, k1))
+        k3 = deriv(*shift(h / 2, k2))
+        k4 = deriv(*shift(h, k3))
+        slope = [(a + 2 * b + 2 * c + d) / 6 for a, b, c, d in zip(k1, k2, k3, k4, strict=True)]
+        new_pos, new_vel, new_angle = shift(h, tuple(slope))
+        new_vel = jnp.where(self._kinematic, slope[0], new_vel)
+        new_vel, new_angle = self.dynamic.project(new_vel, new_angle)
+        return new_pos, new_vel, new_angle
 
     def metrics(self, state: State) -> dict[str, jax.Array]:
         """The episode metrics of ``state`` (module docstring), float32 scalars."""

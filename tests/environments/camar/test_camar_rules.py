@@ -91,6 +91,70 @@ def test_mixed_dynamic_moves_each_group_with_its_own_dynamic():
     assert env.kinds.tolist() == [0, 0, 1, 1, 1]
 
 
+def free_run(env, state, actions, steps):
+    """Positions, velocities and headings after ``steps`` env steps with fixed actions."""
+    acts = {a: jnp.asarray(actions[i], jnp.float32) for i, a in enumerate(env.agents)}
+
+    def body(state, _):
+        return env.step_env(jax.random.PRNGKey(0), state, acts)[1], None
+
+    state = jax.lax.scan(body, state, None, steps)[0]
+    return np.asarray(state.pos, np.float64), np.asarray(state.vel, np.float64), np.asarray(state.angle)
+
+
+def holonomic_exact(x0, u, accel, rate, t):
+    """Free holonomic motion from rest: dv/dt = -rate v + accel u (mass 1)."""
+    v_inf = accel * np.asarray(u, float) / rate
+    return np.asarray(x0, float) + v_inf * (t - (1 - np.exp(-rate * t)) / rate), v_inf * (
+        1 - np.exp(-rate * t)
+    )
+
+
+@pytest.mark.parametrize(("dt", "frameskip", "rk4_tol"), [(0.01, 2, 2e-7), (0.05, 0, 5e-6)])
+def test_rk4_integrates_free_holonomic_motion_exactly(dt, frameskip, rk4_tol):
+    # damping = 25 dt: the same model (a decay rate of 25 per unit time) at both steps.
+    # Two agents 0.2 apart push along x, away from every wall, for 0.3 time units.
+    dyn = {"dt": dt, "damping": 25.0 * dt, "max_speed": -1.0}
+    steps = round(0.3 / (dt * (frameskip + 1)))
+    start, u = [[-0.2, -0.1], [-0.2, 0.1]], [[1.0, 0.0], [0.5, 0.0]]
+    x_exact, v_exact = holonomic_exact(start, u, 5.0, 25.0, 0.3)
+    rk4 = open_env(integrator="rk4", frameskip=frameskip, dynamic_kwargs=dyn)
+    pos, vel, _ = free_run(rk4, placed(rk4, start, [[0.2, 0.1], [0.2, -0.1]]), u, steps)
+    np.testing.assert_allclose(pos, x_exact, atol=rk4_tol)
+    np.testing.assert_allclose(vel, v_exact, atol=20 * rk4_tol)
+    if dt == 0.01:  # camar's semi-implicit Euler is first order: 2e-3 off after 0.3 time units
+        euler = open_env(frameskip=frameskip, dynamic_kwargs=dyn)
+        pos, _, _ = free_run(euler, placed(euler, start, [[0.2, 0.1], [0.2, -0.1]]), u, steps)
+        assert np.abs(pos - x_exact).max() > 1e-3
+    else:  # damping 1.25 per step: Euler would flip the velocity's sign every step
+        with pytest.raises(ValueError, match="rk4"):
+            open_env(frameskip=frameskip, dynamic_kwargs=dyn)
+
+
+def test_rk4_moves_a_mixed_team_along_exact_paths():
+    # One holonomic agent and one differential-drive robot turning at a constant rate:
+    # the robot's exact path is a circular arc.
+    mixed = MixedDynamic(
+        [HolonomicDynamic(damping=1.25, dt=0.05, max_speed=-1.0), DiffDriveDynamic(dt=0.05)], [1, 1]
+    )
+    env = open_env(integrator="rk4", frameskip=0, dynamic=mixed)
+    state = placed(env, [[-0.2, -0.1], [0.0, 0.05]], [[0.2, -0.1], [0.2, 0.1]]).replace(
+        angle=jnp.asarray([0.0, 0.3], jnp.float32)
+    )
+    u = [[1.0, 0.0], [0.1, 0.25]]  # the robot: forward speed 0.1, turning rate 0.5
+    pos, vel, angle = free_run(env, state, u, 6)
+    x_exact, _ = holonomic_exact([-0.2, -0.1], u[0], 5.0, 25.0, 0.3)
+    speed, turn, theta0 = 0.1, 0.5, 0.3
+    theta = theta0 + turn * 0.3
+    arc = [np.sin(theta) - np.sin(theta0), np.cos(theta0) - np.cos(theta)]
+    np.testing.assert_allclose(pos[0], x_exact, atol=5e-6)
+    np.testing.assert_allclose(pos[1], [0.0, 0.05] + speed / turn * np.asarray(arc), atol=1e-6)
+    np.testing.assert_allclose(angle[1], theta, atol=1e-6)
+    # a robot's velocity is its mean velocity over the last step (the chord over dt)
+    before, _, _ = free_run(env, state, u, 5)
+    np.testing.assert_allclose(vel[1], (pos[1] - before[1]) / 0.05, atol=1e-4)
+
+
 def test_observation_formula_for_a_wall_and_an_agent():
     # The free cells' centres are x in {-0.2, ..., 0.2}, y in {-0.1, 0, 0.1}; wall circles
     # (radius 0.05) sit on the border cells, x = +-0.3 or y = +-0.2. Agents have radius 0.03.
@@ -280,6 +344,12 @@ def test_construction_errors():
         Camar(num_agents=4, num_rows=8, num_cols=8, dynamic=MixedDynamic(["HolonomicDynamic"], [3]))
     with pytest.raises(ValueError, match="unknown dynamic"):
         Camar(dynamic="Holonomic")
+    with pytest.raises(ValueError, match="integrator must be one of"):
+        Camar(num_rows=8, num_cols=8, num_agents=2, integrator="rk45")
+    with pytest.raises(ValueError, match="damping must be below 1 for the Euler"):
+        Camar(num_rows=8, num_cols=8, num_agents=2, dynamic_kwargs={"damping": 1.0})
+    with pytest.raises(ValueError, match="damping must be non-negative"):
+        HolonomicDynamic(damping=-0.1)
 
 
 def test_lifelong_gives_a_new_goal_on_arrival():
