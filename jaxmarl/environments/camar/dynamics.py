@@ -41,6 +41,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from jaxmarl.environments.camar.spatial import length
+
 __all__ = ["DYNAMICS", "DiffDriveDynamic", "Dynamic", "HolonomicDynamic", "MixedDynamic", "make_dynamic"]
 
 
@@ -152,7 +154,7 @@ class HolonomicDynamic(Dynamic):
         vel = (1 - self.damping) * vel
         vel = vel + (force + self.accel * actions) / self.mass * self.dt
         if self.max_speed >= 0:
-            speed = jnp.linalg.norm(vel, axis=-1, keepdims=True)
+            speed = length(vel, keepdims=True)
             vel = jnp.where(speed > self.max_speed, vel / speed * self.max_speed, vel)
         return pos + vel * self.dt, vel, angle
 
@@ -171,7 +173,7 @@ class HolonomicDynamic(Dynamic):
 
     def project(self, vel: jax.Array, angle: jax.Array) -> tuple[jax.Array, jax.Array]:
         if self.max_speed >= 0:
-            speed = jnp.linalg.norm(vel, axis=-1, keepdims=True)
+            speed = length(vel, keepdims=True)
             vel = jnp.where(speed > self.max_speed, vel / speed * self.max_speed, vel)
         return vel, angle
 

@@ -64,7 +64,7 @@ import numpy as np
 from jaxmarl.environments.camar import grid_maps, maps
 from jaxmarl.environments.camar.dynamics import Dynamic, make_dynamic
 from jaxmarl.environments.camar.maps import MapGenerator
-from jaxmarl.environments.camar.spatial import FAR_AWAY
+from jaxmarl.environments.camar.spatial import FAR_AWAY, BucketGrid, length
 from jaxmarl.environments.camar.types import State
 from jaxmarl.environments.multi_agent_env import MultiAgentEnv
 from jaxmarl.environments.spaces import Box
@@ -205,12 +205,17 @@ class Camar(MultiAgentEnv):
         self.kinds = np.asarray(self.dynamic.kinds(n), np.int32)
         self._kinematic = np.asarray(self.dynamic.kinematic_mask(n), bool)[:, None]
 
-        # Buckets wide enough for the observation window and contacts.
-        reach = self.window + self.map.max_agent_rad + self.map.landmark_rad
-        self.grid = self.map.bucket_grid(reach)
-        self._tables: jax.Array | None = None
+        # Buckets wide enough for the observation window, and finer ones for contacts
+        # (a tenth of the candidates on the paper's map) where the map's tables allow.
+        contact_reach = self.map.max_agent_rad + self.map.landmark_rad
+        self.grid = self.map.bucket_grid(self.window + contact_reach)
+        self.contact_grid = self.grid
+        if self.map.layouts is not None or self.map.any_grid:
+            self.contact_grid = self.map.bucket_grid(contact_reach)
+        self._tables: dict[BucketGrid, jax.Array] = {}
         if self.map.layouts is not None:
-            self._tables = jnp.asarray(self.map.layout_tables(self.grid))
+            for grid in {self.grid, self.contact_grid}:
+                self._tables[grid] = jnp.asarray(self.map.layout_tables(grid))
 
         obs_dim = 2 + 2 * self.max_obs
         max_rad = max(self.map.max_agent_rad, self.map.landmark_rad)
@@ -247,13 +252,15 @@ class Camar(MultiAgentEnv):
         )
         return self.get_obs(state), state
 
-    def _near_landmarks(self, state: State, pos: jax.Array) -> jax.Array:
-        """Indices ``(N, 9 K)`` of the obstacle circles near each agent (``L`` = none)."""
-        rows = self.grid.neighbour_rows(pos)  # (N, 9)
-        if self._tables is not None:
-            near = self._tables[state.map_id][rows]
+    def _near_landmarks(self, state: State, pos: jax.Array, grid: BucketGrid | None = None) -> jax.Array:
+        """Indices ``(N, 9 K)`` of the obstacle circles within ``grid.bucket`` (default:
+        the observation grid's) of each agent, and maybe a few more (``L`` = none)."""
+        grid = self.grid if grid is None else grid
+        rows = grid.neighbour_rows(pos)  # (N, 9)
+        if self._tables:
+            near = self._tables[grid][state.map_id][rows]
         else:
-            near = self.map.near_landmarks(state.table, rows, self.grid)
+            near = self.map.near_landmarks(state.table, rows, grid)
         return near.reshape(pos.shape[0], -1)
 
     def _landmarks_ext(self, state: State) -> jax.Array:
@@ -261,7 +268,7 @@ class Camar(MultiAgentEnv):
 
     def _contact(self, delta: jax.Array, min_dist: jax.Array) -> tuple[jax.Array, jax.Array]:
         """Contact force ``(..., 2)`` along ``delta`` and whether it touches ``(...)``."""
-        dist = jnp.linalg.norm(delta, axis=-1)
+        dist = length(delta)  # (observations and rewards use camar's own norm, for exact ties)
         touching = dist <= min_dist
         pen = jnp.logaddexp(0.0, -(dist - min_dist) / self.contact_margin) * self.contact_margin
         safe = jnp.where(dist > 0, dist, 1e-8)
@@ -276,7 +283,7 @@ class Camar(MultiAgentEnv):
         f_agents, t_agents = self._contact(pos[:, None, :] - pos[None, :, :], rad[:, None] + rad[None, :])
         t_agents = t_agents & other
         f_agents = jnp.where(other[..., None], f_agents, 0.0)
-        near = self._near_landmarks(state, pos)
+        near = self._near_landmarks(state, pos, self.contact_grid)
         lm = self._landmarks_ext(state)[near]
         f_lm, t_lm = self._contact(pos[:, None, :] - lm, rad[:, None] + self.map.landmark_rad)
         force = jnp.sum(f_agents, axis=1) + jnp.sum(f_lm, axis=1)

@@ -15,11 +15,12 @@ happens in 55% of its draws with 8 agents and 89% with 32. Here every goal lies 
 4-connected component of free cells holding its agent's start:
 
 - random_grid keeps camar's draw (obstacles, starts, goals) and moves each unreachable
-  goal, agent by agent, to a cell drawn uniformly among the free cells of its start's
-  component that no start or goal occupies; an agent walled into a pocket with no such
-  cell gets a new start and goal in the largest component. The components come from a
-  label propagation in JAX at reset. No loop of redraws: the cost is one labelling per
-  reset, which matters because every ``step`` computes a reset for the automatic reset.
+  goal to a cell drawn uniformly among the free cells of its start's component that no
+  start or goal of camar's draw occupies (distinct for every agent); an agent walled into
+  a pocket with no such cell gets a new start and goal in the largest component. The
+  components come from a label propagation in JAX at reset. No loop of redraws and no
+  loop over agents: the cost is one labelling per reset, which matters because every
+  ``step`` computes a reset for the automatic reset.
   A draw with every goal reachable is camar's draw unchanged.
 - The text layouts (:mod:`jaxmarl.environments.camar.grid_maps`) have their components
   computed once at construction and redraw the starts and goals until every goal is
@@ -81,7 +82,8 @@ def _count(owner: str, name: str, value: Any, minimum: int = 1) -> int:
 def component_labels(free: jax.Array) -> jax.Array:
     """Label of the 4-connected component of each free cell of the boolean grid ``free``
     ``(rows, cols)`` (the smallest flat index in the component; ``rows * cols`` on
-    blocked cells), by propagating minima until nothing changes."""
+    blocked cells), by propagating minima until nothing changes. (Pointer jumping, a
+    gather per round, takes fewer rounds but costs 2-4x more on a CPU.)"""
     rows, cols = free.shape
     big = rows * cols
     init = jnp.where(free, jnp.arange(big).reshape(rows, cols), big)
@@ -112,7 +114,9 @@ class MapGenerator:
     ``landmark_rad`` and the radius configuration (:meth:`_setup_radii`), and implement
     :meth:`reset`. A generator whose obstacle layouts are fixed at construction sets
     ``layouts`` (``(B, L, 2)``, one per map) and ``free_layouts`` (``(B, F, 2)``); one that
-    draws them sets ``layouts = None`` and returns its bucket table in the sample.
+    draws them sets ``layouts = None`` and returns its bucket table in the sample; if
+    that table serves every bucket grid (through :meth:`near_landmarks`), it sets
+    ``any_grid = True``.
     """
 
     num_agents: int
@@ -126,6 +130,7 @@ class MapGenerator:
     layouts: np.ndarray | None = None
     landmark_counts: list[int] | None = None  # real circles of each layout (the rest pad it)
     free_layouts: np.ndarray | None = None
+    any_grid = False  # a drawn layout's table serves every bucket grid
 
     # ------------------------------------------------------------------ radii
     def _setup_radii(
@@ -266,6 +271,7 @@ def border_circles(
 
 
 class random_grid(MapGenerator):
+    any_grid = True
     """Square obstacles on a ``num_rows`` x ``num_cols`` grid of cells of side
     ``obstacle_size``: ``int(obstacle_density * rows * cols)`` cells are obstacles, each
     outlined by ``4 (grain_factor - 1)`` circles of radius ``obstacle_size / (2
@@ -410,47 +416,57 @@ class random_grid(MapGenerator):
         """A permutation of the cells: agents, then obstacles, then goals."""
         return jax.random.permutation(key, self._cells.shape[0])
 
-    def _repair(self, key: jax.Array, order: jax.Array) -> tuple[jax.Array, jax.Array]:
+    def _repair(self, order: jax.Array) -> tuple[jax.Array, jax.Array]:
         """Start and goal cells ``(n,)`` each from the permutation ``order``, with every
         unreachable goal moved to a free cell reachable from its agent's start (module
-        docstring)."""
+        docstring).
+
+        The cells ``order`` puts after the goals are the spare ones (free, neither a start
+        nor a goal), in random order. An agent that needs cells from a component takes
+        the next spare cells of that component in that order, after those taken by the
+        agents before it: all agents at once, without a loop."""
         n, m, c = self.num_agents, self.num_obstacles, self._cells.shape[0]
-        starts, goals = order[:n], order[n + m : 2 * n + m]
+        starts, goals, spare = order[:n], order[n + m : 2 * n + m], order[2 * n + m :]
         free = jnp.ones(c, bool).at[order[n : n + m]].set(False)
         labels = component_labels(free.reshape(self.num_cols, self.num_rows)).reshape(-1)
         largest = jnp.argmax(jnp.zeros(c + 1, jnp.int32).at[labels].add(1)[:c])
-        used = jnp.zeros(c, bool).at[starts].set(True).at[goals].set(True)
-        cell = jnp.arange(c)
-        # One random ranking of the cells serves every pick: taking the best-ranked cell
-        # of a set, then the best of what is left, draws uniformly without replacement.
-        rank = jax.random.uniform(jax.random.fold_in(key, 1), (c,))
+        spare_label = labels[spare]
+        spare_count = jnp.zeros(c + 1, jnp.int32).at[spare_label].add(1)
+        home = labels[starts]
+        ok = home == labels[goals]
+        earlier = jnp.tri(n, k=-1, dtype=bool)  # earlier[i, j]: agent j comes before agent i
 
-        def pick(allowed: jax.Array) -> tuple[jax.Array, jax.Array]:
-            return jnp.argmax(jnp.where(allowed, rank, -1.0)), jnp.any(allowed)
+        def queue(target: jax.Array, need: jax.Array) -> jax.Array:
+            """Per agent, how many spare cells of its target the agents before it take."""
+            same = (target[:, None] == target[None, :]) & earlier
+            return jnp.sum(jnp.where(same, need[None, :], 0), axis=1)
 
-        def one(used: jax.Array, x: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, Any]:
-            a, g = x
-            ok = labels[a] == labels[g]
-            near, has_near = pick(free & ~used & (labels == labels[a]))
-            # A start walled into a pocket with no cell to spare: both move to the
-            # largest component.
-            spare = free & (~used | (cell == a) | (cell == g)) & (labels == largest)
-            far_a, has_a = pick(spare)
-            far_g, has_g = pick(spare & (cell != far_a))
-            moved = ~ok & ~has_near & has_a & has_g
-            new_a = jnp.where(moved, far_a, a)
-            new_g = jnp.where(ok | ~(has_near | moved), g, jnp.where(moved, far_g, near))
-            used = used.at[a].set(False).at[g].set(False).at[new_a].set(True).at[new_g].set(True)
-            return used, (new_a, new_g)
+        # First every unreachable goal moves into its start's component, in agent order
+        # while spare cells last there; an agent left without one (its start walled into
+        # a pocket) moves, start and goal, to the largest component, after those.
+        first = queue(home, (~ok).astype(jnp.int32))
+        near = ~ok & (first < spare_count[home])
+        pocket = ~ok & ~near
+        taken = jnp.sum(near & (home == largest))
+        first = jnp.where(pocket, taken + queue(jnp.where(pocket, largest, -1), 2 * pocket), first)
+        pocket = pocket & (first + 2 <= spare_count[largest])
+        target = jnp.where(pocket, largest, home)
+        match = spare_label[None, :] == target[:, None]  # (n, spare)
+        seen = jnp.cumsum(match, axis=1)
 
-        _, (starts, goals) = jax.lax.scan(one, used, (starts, goals))
+        def kth(k: jax.Array) -> jax.Array:  # the (k+1)-th spare cell of each agent's target
+            return spare[jnp.argmax(match & (seen == k[:, None] + 1), axis=1)]
+
+        new_start, next_cell = kth(first), kth(first + 1)
+        starts = jnp.where(pocket, new_start, starts)
+        goals = jnp.where(pocket, next_cell, jnp.where(near, new_start, goals))
         return starts, goals
 
     def reset(self, key: jax.Array, grid: BucketGrid) -> MapSample:
         n, m = self.num_agents, self.num_obstacles
         order = self._draw(key)
         if self.ensure_reachable:
-            starts, goals = self._repair(key, order)
+            starts, goals = self._repair(order)
         else:
             starts, goals = order[:n], order[n + m : 2 * n + m]
         pos = self._cells[order]

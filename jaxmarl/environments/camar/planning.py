@@ -50,6 +50,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxmarl.environments.camar.dynamics import DiffDriveDynamic, MixedDynamic
+from jaxmarl.environments.camar.spatial import length
 from jaxmarl.environments.camar.types import State
 
 if TYPE_CHECKING:
@@ -142,14 +143,14 @@ def _segment_dist(a: jax.Array, b: jax.Array, points: jax.Array) -> jax.Array:
     t = jnp.clip(
         jnp.sum(rel * d[..., None, :], -1) / jnp.maximum(jnp.sum(d * d, -1), 1e-12)[..., None], 0.0, 1.0
     )
-    return jnp.linalg.norm(rel - t[..., None] * d[..., None, :], axis=-1)
+    return length(rel - t[..., None] * d[..., None, :])
 
 
 def _segment_dist_each(a: jax.Array, b: jax.Array, x: jax.Array) -> jax.Array:
     """Distance from the point ``x`` ``(2,)`` to each segment ``a[i]``-``b[i]`` ``(S, 2)``."""
     d = b - a
     t = jnp.clip(jnp.sum((x - a) * d, -1) / jnp.maximum(jnp.sum(d * d, -1), 1e-12), 0.0, 1.0)
-    return jnp.linalg.norm(x - a - t[:, None] * d, axis=-1)
+    return length(x - a - t[:, None] * d)
 
 
 def _pointer_jump_costs(parent: jax.Array, edge: jax.Array) -> jax.Array:
@@ -201,16 +202,16 @@ def _plan_one(
             jax.random.uniform(k_pt, (2,), jnp.float32, low, high),
         )
         valid = idx < tree.size
-        dist = jnp.where(valid, jnp.linalg.norm(tree.nodes - sample, axis=-1), jnp.inf)
+        dist = jnp.where(valid, length(tree.nodes - sample), jnp.inf)
         nearest = jnp.argmin(dist)
         offset = sample - tree.nodes[nearest]
-        length = jnp.linalg.norm(offset)
-        new = tree.nodes[nearest] + offset * jnp.minimum(1.0, step / jnp.maximum(length, 1e-12))
-        ok = (tree.size < m) & (length > 1e-6)
+        span = length(offset)
+        new = tree.nodes[nearest] + offset * jnp.minimum(1.0, step / jnp.maximum(span, 1e-12))
+        ok = (tree.size < m) & (span > 1e-6)
         slot = jnp.minimum(tree.size, m - 1)
         if not cfg.star:
             ok = ok & edges_free(tree.nodes[nearest], new)
-            parent, cost = nearest, tree.cost[nearest] + jnp.linalg.norm(new - tree.nodes[nearest])
+            parent, cost = nearest, tree.cost[nearest] + length(new - tree.nodes[nearest])
             nodes = jnp.where(ok, tree.nodes.at[slot].set(new), tree.nodes)
             return _Tree(
                 nodes=nodes,
@@ -218,7 +219,7 @@ def _plan_one(
                 cost=jnp.where(ok, tree.cost.at[slot].set(cost), tree.cost),
                 size=tree.size + ok,
             ), None
-        d_new = jnp.where(valid, jnp.linalg.norm(tree.nodes - new, axis=-1), jnp.inf)
+        d_new = jnp.where(valid, length(tree.nodes - new), jnp.inf)
         k = min(cfg.num_near, m)
         neg, near = jax.lax.top_k(-d_new, k)
         d_near = -neg
@@ -233,7 +234,7 @@ def _plan_one(
         # Rewire the neighbours that are shorter through the new node.
         better = free & (cost_new + d_near < tree.cost[near] - 1e-6) & (jnp.arange(k) != best)
         parent = parent.at[near].set(jnp.where(better, slot, parent[near]))
-        edge = jnp.linalg.norm(nodes - nodes[parent], axis=-1)
+        edge = length(nodes - nodes[parent])
         cost = _pointer_jump_costs(parent, edge)
         return _Tree(
             nodes=jnp.where(ok, nodes, tree.nodes),
@@ -246,7 +247,7 @@ def _plan_one(
 
     # Join the start to the tree: the reachable node of least total cost (RRT: nearest).
     valid = idx < tree.size
-    d_start = jnp.linalg.norm(tree.nodes - start, axis=-1)
+    d_start = length(tree.nodes - start)
     circles = near_circles(start)
     joinable = (
         valid
@@ -318,10 +319,10 @@ def follow(
     target = wp[jnp.arange(n), nearest + 1]
     offset = target - state.pos
     # Full speed along the path, slowing only near its end (the goal).
-    remaining = jnp.linalg.norm(wp[:, -1] - state.pos, axis=-1)
-    direction = offset / jnp.maximum(jnp.linalg.norm(offset, axis=-1, keepdims=True), 1e-9)
+    remaining = length(wp[:, -1] - state.pos)
+    direction = offset / jnp.maximum(length(offset, keepdims=True), 1e-9)
     push = kp * direction * remaining[:, None] - kd * state.vel
-    holonomic = push / jnp.maximum(jnp.linalg.norm(push, axis=-1, keepdims=True), 1.0)
+    holonomic = push / jnp.maximum(length(push, keepdims=True), 1.0)
     heading = jnp.arctan2(offset[:, 1], offset[:, 0])
     err = jnp.remainder(heading - state.angle + jnp.pi, 2 * jnp.pi) - jnp.pi
     lo_v, hi_v, lo_w, hi_w = _drive_ranges(env).T
