@@ -209,6 +209,9 @@ register(
     num_landmarks=6,
     score_function="min",
 )
+register("MPE_collect_treasure_v1", f"{_MPE}:CollectTreasureMPE")
+register("MPE_simple_formation_v1", f"{_MPE}:SimpleFormationMPE")
+register("MPE_simple_line_v1", f"{_MPE}:SimpleLineMPE")
 register("switch_riddle", "jaxmarl.environments.switch_riddle:SwitchRiddle")
 register("coin_game", "jaxmarl.environments.coin_game:CoinGame")
 register("storm", "jaxmarl.environments.storm:STORM")

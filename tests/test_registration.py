@@ -19,6 +19,9 @@ MPE_IDS = [
     "MPE_simple_facmac_3a_v1",
     "MPE_simple_facmac_6a_v1",
     "MPE_simple_facmac_9a_v1",
+    "MPE_collect_treasure_v1",
+    "MPE_simple_formation_v1",
+    "MPE_simple_line_v1",
 ]
 
 

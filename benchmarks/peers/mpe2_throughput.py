@@ -20,8 +20,9 @@ import time
 
 
 def module_name(env_id: str) -> str:
-    """``MPE_simple_spread_v3`` -> ``mpe2.simple_spread_v3``."""
-    if not env_id.startswith("MPE_simple"):
+    """``MPE_simple_spread_v3`` -> ``mpe2.simple_spread_v3``,
+    ``MPE_collect_treasure_v1`` -> ``mpe2.collect_treasure_v1``."""
+    if not env_id.startswith("MPE_") or not env_id.removeprefix("MPE_").isidentifier():
         raise ValueError(f"mpe2 has no environment for {env_id!r}")
     return "mpe2." + env_id.removeprefix("MPE_")
 

@@ -23,6 +23,13 @@ rules that must be the same everywhere, so no environment re-implements them:
   so learners can bootstrap from ``info["final_obs"]``, the observation the episode
   ended on (before the automatic reset replaced it); ``info["final_state"]`` is the
   matching state (for centralised critics).
+- **A termination on the last step wins over the time limit.** When the environment
+  terminates an agent (or the episode) on the very step that reaches ``max_steps`` (say
+  ``terminate_on_success`` succeeds then), ``done`` is true and ``truncated`` false: the
+  episode really ended, so a learner must not bootstrap from ``final_obs``. Truncation
+  means only "cut short by the limit, would have gone on". Libraries that check the
+  limit first report the opposite on that step: PettingZoo's ``mpe2`` says
+  ``truncated=True, terminated=False`` there (``done`` is the same either way).
 
 Everything here is pure: ``reset`` and ``step`` are jitted, take a PRNG key and return
 new arrays, and run under ``jax.vmap`` and ``jax.lax.scan``.

@@ -202,6 +202,20 @@ def test_bench_ids_name_registered_envs_and_smax_maps():
     assert run.all_bench_ids()[: len(jaxmarl.registered_envs)] == list(jaxmarl.registered_envs)
 
 
+def test_the_mpe2_peer_has_the_twelve_mpe2_scenarios():
+    """Its worker maps our ids to mpe2's modules (mpe2 is installed with the test extras)."""
+    import jaxmarl
+    from benchmarks.peers import mpe2_throughput
+
+    mpe_ids = [e for e in jaxmarl.registered_envs if e.startswith("MPE_")]
+    has = [e for e in mpe_ids if mpe2_throughput.has_env(e)]
+    assert len(has) == 12 and "MPE_collect_treasure_v1" in has and "MPE_simple_line_v1" in has
+    assert not any("facmac" in e for e in has)
+    assert not mpe2_throughput.has_env("coin_game") and not mpe2_throughput.has_env(
+        "MPE_simple_v3:max_steps=5"
+    )
+
+
 def test_bench_ids_may_pass_keyword_arguments_to_make():
     import jaxmarl
     from benchmarks import env_throughput

@@ -51,6 +51,17 @@ def _goals_speaker_listener(world) -> list[int]:
     return [_landmark_index(world, world.agents[0].goal_b)]
 
 
+def _treasure_state(world) -> dict[str, np.ndarray]:
+    """collect_treasure's state beyond positions: what each collector holds (-1: nothing),
+    each treasure's type and which treasures are on the map."""
+    collectors = [a for a in world.agents if a.collector]
+    return {
+        "holding": np.array([-1 if a.holding is None else a.holding for a in collectors], np.int64),
+        "treasure_type": np.array([lm.type for lm in world.landmarks], np.int64),
+        "alive": np.array([lm.alive for lm in world.landmarks], bool),
+    }
+
+
 SCENARIOS = {
     "MPE_simple_v3": ("mpe2.simple_v3", _goals_none),
     "MPE_simple_spread_v3": ("mpe2.simple_spread_v3", _goals_none),
@@ -61,7 +72,13 @@ SCENARIOS = {
     "MPE_simple_push_v3": ("mpe2.simple_push_v3", _goals_adversary),
     "MPE_simple_reference_v3": ("mpe2.simple_reference_v3", _goals_reference),
     "MPE_simple_speaker_listener_v4": ("mpe2.simple_speaker_listener_v4", _goals_speaker_listener),
+    "MPE_collect_treasure_v1": ("mpe2.collect_treasure_v1", _goals_none),
+    "MPE_simple_formation_v1": ("mpe2.simple_formation_v1", _goals_none),
+    "MPE_simple_line_v1": ("mpe2.simple_line_v1", _goals_none),
 }
+# Scenario state recorded besides the world's positions, velocities and utterances:
+# scenario id -> function from mpe2 world to named arrays.
+EXTRA_STATE = {"MPE_collect_treasure_v1": _treasure_state}
 
 
 @dataclass
@@ -82,6 +99,12 @@ class Recording:
         obs: per agent, ``(R, T + 1, obs_dim)``; index 0 is the reset observation.
         reward: per agent, ``(R, T)``.
         done: per agent, ``(R, T)`` (termination or truncation).
+        terminated, truncated: per agent, ``(R, T)``: mpe2's two flags.
+        limit_success: ``(R, T)``: a step that reached the time limit (mpe2 truncates)
+            while the scenario's own ending held (``is_terminal``: e.g. success with
+            ``terminate_on_success``), which mpe2 checks only before the limit.
+        extra: scenario state of :data:`EXTRA_STATE`, each ``(R, T + 1, ...)`` like
+            ``p_pos`` (empty for the other scenarios).
         entities: entity names, agents then landmarks, ``(E,)``.
         size, max_speed: entity radii and speed caps (``inf``: none), ``(E,)``.
         movable: which entities move, ``(E,)``; silent: which agents cannot speak, ``(A,)``.
@@ -98,6 +121,10 @@ class Recording:
     obs: dict[str, np.ndarray]
     reward: dict[str, np.ndarray]
     done: dict[str, np.ndarray]
+    terminated: dict[str, np.ndarray]
+    truncated: dict[str, np.ndarray]
+    limit_success: np.ndarray
+    extra: dict[str, np.ndarray]
     entities: list[str]
     size: np.ndarray
     max_speed: np.ndarray
@@ -175,6 +202,7 @@ def record(
 
 def _record(env_id: str, num_episodes: int, continuous: bool, seed: int, **kwargs) -> Recording:
     module_name, goals_fn = SCENARIOS[env_id]
+    extra_fn = EXTRA_STATE.get(env_id, lambda world: {})
     module = importlib.import_module(module_name)
     aec = module.env(continuous_actions=continuous, **kwargs)  # what parallel_env wraps
     max_steps = aec.unwrapped.max_cycles
@@ -186,13 +214,18 @@ def _record(env_id: str, num_episodes: int, continuous: bool, seed: int, **kwarg
         aec.reset(seed=seed * 100_003 + ep)
         obs = {a: aec.observe(a) for a in aec.agents}
         world = aec.unwrapped.world
+        scenario = aec.unwrapped.scenario
         states = [_world_state(world)]
+        extras = [extra_fn(world)]
         rec = {
             "goal": np.asarray(goals_fn(world), np.int64),
             "obs": {a: [obs[a]] for a in agents},
             "actions": {a: [] for a in agents},
             "reward": {a: [] for a in agents},
             "done": {a: [] for a in agents},
+            "terminated": {a: [] for a in agents},
+            "truncated": {a: [] for a in agents},
+            "limit_success": [],
         }
         while aec.agents:
             acts = {}
@@ -204,20 +237,29 @@ def _record(env_id: str, num_episodes: int, continuous: bool, seed: int, **kwarg
                     acts[a] = np.int64(rng.integers(space.n))
             obs, rew, term, trunc = _parallel_step(aec, acts)
             states.append(_world_state(world))
+            extras.append(extra_fn(world))
+            # The world is as the step left it: the scenario's ending can be asked.
+            rec["limit_success"].append(any(trunc.values()) and bool(scenario.is_terminal(world)))
             for a in agents:
                 rec["actions"][a].append(acts[a])
                 rec["obs"][a].append(obs[a])
                 rec["reward"][a].append(rew[a])
                 rec["done"][a].append(term[a] or trunc[a])
+                rec["terminated"][a].append(term[a])
+                rec["truncated"][a].append(trunc[a])
         n = len(states) - 1
         rec["length"] = n
         states += [states[-1]] * (max_steps - n)
+        extras += [extras[-1]] * (max_steps - n)
         rec["p_pos"], rec["p_vel"], rec["c"] = (np.stack(x) for x in zip(*states, strict=True))
+        rec["extra"] = {k: np.stack([e[k] for e in extras]) for k in extras[0]}
+        rec["limit_success"] = _pad(rec["limit_success"], max_steps, False)
         for a in agents:
             rec["actions"][a] = _pad(rec["actions"][a], max_steps, 0)
             rec["obs"][a] = _pad(rec["obs"][a], max_steps + 1, np.nan)
             rec["reward"][a] = _pad(rec["reward"][a], max_steps, np.nan)
-            rec["done"][a] = _pad(rec["done"][a], max_steps, False)
+            for flag in ("done", "terminated", "truncated"):
+                rec[flag][a] = _pad(rec[flag][a], max_steps, False)
         episodes.append(rec)
     entities = world.agents + world.landmarks
     aec.close()
@@ -236,6 +278,10 @@ def _record(env_id: str, num_episodes: int, continuous: bool, seed: int, **kwarg
         obs=stack("obs"),
         reward=stack("reward"),
         done=stack("done"),
+        terminated=stack("terminated"),
+        truncated=stack("truncated"),
+        limit_success=np.stack([r["limit_success"] for r in episodes]),
+        extra={k: np.stack([r["extra"][k] for r in episodes]) for k in episodes[0]["extra"]},
         entities=[e.name for e in entities],
         size=np.array([e.size for e in entities], np.float64),
         max_speed=np.array([np.inf if e.max_speed is None else e.max_speed for e in entities]),
@@ -277,7 +323,15 @@ def coverage(rec: Recording) -> dict[str, np.ndarray]:
     - ``mute A``: an agent of kind A that can speak says all zeros (continuous only).
     - ``action A below`` / ``above``: a continuous action entry of agent A is outside
       ``[0, 1]`` (clipped); ``action A = k``: agent A chose discrete action k.
-    - ``terminated`` / ``truncated``: the episode ended early / at the time limit.
+    - ``terminated`` / ``truncated``: the episode ended early / at the time limit;
+      ``success at time limit``: it reached the limit while the scenario's own ending
+      held (``Recording.limit_success``).
+    - collect_treasure (from ``Recording.extra``): ``pickup``, ``delivery``, ``pickup and
+      delivery`` (a collector delivers what it picked up in the same step),
+      ``no treasure on the map``; and, with collector positions after the step and
+      treasures as they were before it: ``contested treasure`` (two free collectors
+      touch one), ``collector on two treasures`` (a free collector touches two) and
+      ``busy collector on treasure`` (a collector already carrying touches one).
     """
     T = rec.reward[rec.agents[0]].shape[1]
     valid = np.arange(1, T + 1)[None, :] <= rec.length[:, None]  # (R, T): steps that happened
@@ -325,4 +379,30 @@ def coverage(rec: Recording) -> dict[str, np.ndarray]:
     ends = np.arange(1, T + 1)[None, :] == rec.length[:, None]
     add("terminated", ends & (rec.length[:, None] < T))
     add("truncated", ends & (rec.length[:, None] == T))
+    add("success at time limit", ends & rec.limit_success)
+    if "holding" in rec.extra:
+        for name, happened in _treasure_events(rec, A).items():
+            add(name, happened)
     return events
+
+
+def _treasure_events(rec: Recording, num_agents: int) -> dict[str, np.ndarray]:
+    """collect_treasure's events of :func:`coverage`, each ``(R, T)``."""
+    holding, alive = rec.extra["holding"], rec.extra["alive"]  # (R, T + 1, C), (R, T + 1, L)
+    before, after = holding[:, :-1], holding[:, 1:]
+    picked = ~alive[:, 1:]  # a treasure off the map after a step was picked up in it
+    free = before < 0
+    collectors = rec.p_pos[:, 1:, : holding.shape[-1]]  # (R, T, C, 2)
+    treasures = rec.p_pos[:, :-1, num_agents:]  # (R, T, L, 2)
+    reach = rec.size[0] + rec.size[num_agents]
+    touch = np.linalg.norm(collectors[:, :, :, None] - treasures[:, :, None], axis=-1) < reach
+    touch &= alive[:, :-1, None, :]  # (R, T, C, L): collector on a treasure that was on the map
+    return {
+        "pickup": np.any(picked, axis=-1),
+        "delivery": np.any((before >= 0) & (after < 0), axis=-1),
+        "pickup and delivery": np.sum(picked, axis=-1) > np.sum(free & (after >= 0), axis=-1),
+        "no treasure on the map": np.all(picked, axis=-1),
+        "contested treasure": np.any(np.sum(touch & free[..., None], axis=2) >= 2, axis=-1),
+        "collector on two treasures": np.any(np.sum(touch & free[..., None], axis=3) >= 2, axis=-1),
+        "busy collector on treasure": np.any(touch & ~free[..., None], axis=(2, 3)),
+    }

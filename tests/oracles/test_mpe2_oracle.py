@@ -15,9 +15,27 @@ recording the world state, observations, rewards and dones at every step. Then:
    ``jax_enable_x64`` (our env computes in JAX's default float type) and must agree
    within 1e-4 at every step, including ``info["final_obs"]`` at the last step.
 
+Both compare ``done`` exactly, and ``terminated`` / ``truncated`` with the one
+documented exception (``MultiAgentEnv``): when the scenario's own ending (success with
+``terminate_on_success``) holds on the step that reaches the time limit, mpe2 reports a
+truncation (it checks the limit first) and we a termination. The recorder asks mpe2's
+scenario whether its ending held on each such step (``Recording.limit_success``), and
+the formation case with one agent and 4-step episodes shows it (``success at time
+limit``).
+
+collect_treasure draws where and of what type a picked-up treasure respawns during the
+step (mpe2 from NumPy's generator, we from the step's key): the comparison replays
+mpe2's draws, read off the recording, through ``respawn_draws``, the env's hook for
+them (:class:`TreasureReplay`); everything else is the env as shipped. Its agents list
+other agents and treasures nearest first: two distances within ``TIE`` (2e-6) of each
+other can be ordered either way in float32, so the few transitions with such a near-tie
+(5 in 1000 in the crowded case, 2 in 2500 in the default discrete one) have their
+observations compared by the float64 replay only (asserted below 1%).
+
 **How many episodes.** Playing mpe2 in Python is what costs, so by default each case
 plays 100 episodes (2500 transitions; 250 for ``simple_crypto`` with continuous
-actions, see below) and each option case 100. ``JAXMARL_FULL_ORACLES=1`` (read in
+actions, see below) and each option case 100 (40 for the crowded collect_treasure
+world, the costliest to play). ``JAXMARL_FULL_ORACLES=1`` (read in
 ``tests/settings.py``) plays 1000 episodes per case and 250 per option case, as before;
 the default episodes are the first ones of that run (same seeds, same action stream).
 
@@ -30,9 +48,16 @@ the time limit and, with ``terminate_on_success``, one ending early; and the sce
 spread's collision penalty, tag's and world_comm's catches), world_comm's food eaten,
 agents of every kind in a forest, two agents sharing one and two in different ones
 (visibility), agents at their speed cap, good agents in each band of the arena
-penalty (linear, exponential, capped at 10) and simple_crypto's listeners saying
-nothing (all-zero utterance: no reward term). Measured on the 1000-episode run, every
-required event shows up within the first 45 episodes of its case except the mute
+penalty (linear, exponential, capped at 10), simple_crypto's listeners saying
+nothing (all-zero utterance: no reward term), collect_treasure's pick-ups, deliveries
+(also of a treasure picked up in the same step), collectors overlapping, a busy
+collector on a treasure, and in its option cases a treasure contested by two free
+collectors, a free collector on two treasures (both decided by the order of the pick-up
+rule) and no treasure on the map; formation and line agents in contact, and success
+before and at the time limit. Measured on the 1000-episode run, every
+required event shows up within the first 45 episodes of its case except
+collect_treasure's pick-up delivered in the same step (episode 57 of both default
+cases, 62 of the crowded one, where it is not required), the mute
 listeners of simple_crypto (continuous episodes 29 and 197: hence 250 episodes) and
 the capped arena penalty: in simple_tag's discrete case episode 10 (required there),
 in the option cases 63 (world_comm) and 93 (terminating tag), both required; but 592
@@ -52,11 +77,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from flax import struct
 from mpe2_oracle import SCENARIOS, Recording, coverage, record
 from settings import oracle_count
 
 import jaxmarl
-from jaxmarl.environments.mpe import CONTINUOUS_ACT, DISCRETE_ACT, State
+from jaxmarl.environments.mpe import CONTINUOUS_ACT, DISCRETE_ACT, CollectTreasureMPE, State, TreasureState
 
 TOLERANCE = 1e-4
 NUM_EPISODES = oracle_count(reduced=100, full=1000)
@@ -98,6 +124,15 @@ RULE_EVENTS: dict[str, list[str]] = {
     "MPE_simple_push_v3": ["overlap adversary-agent"],
     "MPE_simple_reference_v3": [],
     "MPE_simple_speaker_listener_v4": [],
+    "MPE_collect_treasure_v1": [
+        "overlap collector-collector",
+        "pickup",
+        "delivery",
+        "pickup and delivery",
+        "busy collector on treasure",
+    ],
+    "MPE_simple_formation_v1": ["overlap agent-agent"],
+    "MPE_simple_line_v1": ["overlap agent-agent"],
 }
 # Rule events a case need not show: impossible there, or too rare and shown by the
 # same scenario's other action type (the rules do not depend on the action type).
@@ -109,6 +144,64 @@ NOT_REQUIRED: dict[tuple[str, str], set[str]] = {
 }
 
 pytestmark = pytest.mark.oracle
+
+
+# ------------------------------------------------------------ loading states
+@struct.dataclass
+class TreasureReplayState(TreasureState):
+    """collect_treasure's state plus mpe2's respawn draws for the whole episode."""
+
+    respawn_pos: jax.Array  # (T, num_treasures, 2): where each treasure respawns at step t
+    respawn_type: jax.Array  # (T, num_treasures): with which type
+
+
+class TreasureReplay(CollectTreasureMPE):
+    """Our collect_treasure, respawning treasures where mpe2 did (its NumPy draws,
+    recorded) instead of drawing its own: the only randomness of a step."""
+
+    def respawn_draws(self, key: jax.Array, state: TreasureReplayState) -> tuple[jax.Array, jax.Array]:
+        return state.respawn_pos[state.step], state.respawn_type[state.step]
+
+
+def make_env(env_id: str, kwargs: dict):
+    env = jaxmarl.make(env_id, **kwargs)
+    return TreasureReplay(**kwargs) if isinstance(env, CollectTreasureMPE) else env
+
+
+def load_state(rec: Recording, episode: np.ndarray, t: np.ndarray, dtype=None) -> State:
+    """mpe2's world state at step ``t`` of ``episode`` (index arrays of one shape) as
+    ours, in ``dtype`` (default: JAX's default float)."""
+    world = {
+        "p_pos": jnp.asarray(rec.p_pos[episode, t], dtype),
+        "p_vel": jnp.asarray(rec.p_vel[episode, t], dtype),
+        "c": jnp.asarray(rec.c[episode, t], dtype),
+        "step": jnp.asarray(t, jnp.int32),
+        "goal": jnp.asarray(rec.goal[episode], jnp.int32),
+    }
+    if "holding" not in rec.extra:
+        return State(**world)
+    # Treasures off the map before step t respawn during it, where mpe2 put them after it.
+    num_agents = len(rec.agents)
+    respawn_pos = rec.p_pos[:, 1:, num_agents:]
+    respawn_type = rec.extra["treasure_type"][:, 1:]
+    zeros = jnp.zeros(np.shape(t), jnp.int32)
+    return TreasureReplayState(
+        **world,
+        holding=jnp.asarray(rec.extra["holding"][episode, t], jnp.int32),
+        treasure_type=jnp.asarray(rec.extra["treasure_type"][episode, t], jnp.int32),
+        alive=jnp.asarray(rec.extra["alive"][episode, t]),
+        collected=zeros,
+        delivered=zeros,
+        respawn_pos=jnp.asarray(respawn_pos[episode], dtype),
+        respawn_type=jnp.asarray(respawn_type[episode], jnp.int32),
+    )
+
+
+def expected_flags(rec: Recording, agent: str) -> tuple[np.ndarray, np.ndarray]:
+    """mpe2's ``(terminated, truncated)`` of ``agent`` under our rule: when the scenario's
+    own ending holds on the step that reaches the time limit, mpe2 reports a truncation
+    (it checks the limit first) and we a termination (``MultiAgentEnv``'s docstring)."""
+    return rec.terminated[agent] | rec.limit_success, rec.truncated[agent] & ~rec.limit_success
 
 
 # ----------------------------------------------------------------- comparison
@@ -160,74 +253,103 @@ def check_transitions(label: str, env, rec: Recording) -> str | None:
     def flat(x: np.ndarray) -> np.ndarray:
         return np.asarray(x)[:, :T].reshape(R * T, *np.shape(x)[2:])
 
-    state = State(
-        p_pos=jnp.asarray(flat(rec.p_pos), jnp.float32),
-        p_vel=jnp.asarray(flat(rec.p_vel), jnp.float32),
-        c=jnp.asarray(flat(rec.c), jnp.float32),
-        step=jnp.asarray(np.tile(np.arange(T), R), jnp.int32),
-        goal=jnp.asarray(np.repeat(rec.goal, T, axis=0), jnp.int32),
-    )
+    state = load_state(rec, np.repeat(np.arange(R), T), np.tile(np.arange(T), R), jnp.float32)
     actions = {a: jnp.asarray(flat(rec.actions[a])) for a in rec.agents}
     keys = jax.random.split(jax.random.PRNGKey(0), R * T)
 
     def step(key: jax.Array, state: State, actions: dict) -> tuple:
-        _, _, reward, done, info = env.step(key, state, actions)
+        # reset_state: the automatic reset must give a state of the same kind (replay)
+        _, _, reward, done, info = env.step(key, state, actions, state)
         _, next_state, _, _, _ = env.step_env(key, state, actions)
-        return next_state, reward, done, info["final_obs"]
+        return next_state, reward, done, info["final_obs"], info["truncated"]
 
-    next_state, reward, done, final_obs = fast_compile.jit(jax.vmap(step))(keys, state, actions)
+    next_state, reward, done, final_obs, truncated = fast_compile.jit(jax.vmap(step))(keys, state, actions)
 
     def unflat(x: jax.Array) -> np.ndarray:
         return np.asarray(x).reshape(R, T, *x.shape[1:])
 
     moves = _valid(rec, T, offset=1)  # transitions t -> t + 1 that happened
+    ties = near_ties(rec)
+    assert np.mean(ties[moves]) < 0.01, f"{label}: {np.sum(ties[moves])} transitions with near-ties"
     checks: list[tuple] = [
         ("position", "-", unflat(next_state.p_pos), rec.p_pos[:, 1:], moves, 1),
         ("velocity", "-", unflat(next_state.p_vel), rec.p_vel[:, 1:], moves, 1),
     ]
     for a in rec.agents:
+        terminated, truncated_ = expected_flags(rec, a)
+        ours_truncated = unflat(truncated[a])
         checks += [
-            ("obs", a, unflat(final_obs[a]), rec.obs[a][:, 1:], moves, 1),
+            ("obs", a, unflat(final_obs[a]), rec.obs[a][:, 1:], moves & ~ties, 1),
             ("reward", a, unflat(reward[a]), rec.reward[a], moves, 1),
             ("done", a, unflat(done[a]), rec.done[a], moves, 1),
+            ("terminated", a, unflat(done[a]) & ~ours_truncated, terminated, moves, 1),
+            ("truncated", a, ours_truncated, truncated_, moves, 1),
         ]
     return first_mismatch(label, checks)
+
+
+# Two distances closer than this may be ordered either way in float32 (a few roundings of
+# positions of order 1, each about 1e-7) while mpe2 orders them in float64.
+TIE = 2e-6
+
+
+def near_ties(rec: Recording) -> np.ndarray:
+    """``(R, T)``: transitions after which an agent of collect_treasure, which lists the
+    other agents and the treasures on the map nearest first, sees two of either within
+    :data:`TIE` of each other. Their float32 order may differ from mpe2's, so those
+    observations are compared only by the float64 episode replay."""
+    R, T = rec.length.shape[0], rec.reward[rec.agents[0]].shape[1]
+    if "holding" not in rec.extra:
+        return np.zeros((R, T), bool)
+    A = len(rec.agents)
+    pos = rec.p_pos[:, 1:]  # (R, T, E, 2): the state after each step
+    dist = np.linalg.norm(pos[:, :, :A, None] - pos[:, :, None, :], axis=-1)  # (R, T, A, E)
+    dist[:, :, np.arange(A), np.arange(A)] = np.inf  # not oneself
+    dist[:, :, :, A:] = np.where(rec.extra["alive"][:, 1:, None, :], dist[:, :, :, A:], np.inf)
+    tied = np.zeros((R, T), bool)
+    for group in (dist[..., :A], dist[..., A:]):
+        with np.errstate(invalid="ignore"):  # inf - inf past the last real distance
+            gaps = np.diff(np.sort(group, axis=-1), axis=-1)
+        tied |= np.any(gaps < TIE, axis=(-1, -2))
+    return tied
 
 
 # ---------------------------------------------------------- 2. whole episodes
 def check_episodes(label: str, env_id: str, env_kwargs: dict, rec: Recording) -> str | None:
     R = rec.length.shape[0]
     with jax.enable_x64(True):
-        env = jaxmarl.make(env_id, **env_kwargs)
-        state = State(
-            p_pos=jnp.asarray(rec.p_pos[:, 0]),
-            p_vel=jnp.asarray(rec.p_vel[:, 0]),
-            c=jnp.asarray(rec.c[:, 0]),
-            step=jnp.zeros((R,), jnp.int32),
-            goal=jnp.asarray(rec.goal, jnp.int32),
-        )
+        env = make_env(env_id, env_kwargs)
+        state = load_state(rec, np.arange(R), np.zeros((R,), int))
         actions = {a: jnp.swapaxes(jnp.asarray(v), 0, 1) for a, v in rec.actions.items()}  # (T, R, ...)
 
         def run(state: State, actions: dict, key: jax.Array) -> tuple:
+            start = state
+
             def body(state: State, inputs: tuple) -> tuple:
                 action, key = inputs
-                _, state, reward, done, info = jax.vmap(env.step)(jax.random.split(key, R), state, action)
-                return state, (info["final_obs"], reward, done)
+                keys = jax.random.split(key, R)
+                _, state, reward, done, info = jax.vmap(env.step)(keys, state, action, start)
+                return state, (info["final_obs"], reward, done, info["truncated"])
 
             num_steps = jax.tree.leaves(actions)[0].shape[0]
             _, out = jax.lax.scan(body, state, (actions, jax.random.split(key, num_steps)))
             return jax.vmap(env.get_obs)(state), out
 
-        first_obs, (obs, reward, done) = fast_compile.jit(run)(state, actions, jax.random.PRNGKey(0))
-        first_obs, obs, reward, done = jax.device_get((first_obs, obs, reward, done))
+        first_obs, out = fast_compile.jit(run)(state, actions, jax.random.PRNGKey(0))
+        first_obs, (obs, reward, done, truncated) = jax.device_get((first_obs, out))
     T = rec.reward[rec.agents[0]].shape[1]
     checks: list[tuple] = []
     for a in rec.agents:
         ours_obs = np.concatenate([first_obs[a][:, None], np.swapaxes(obs[a], 0, 1)], axis=1)
+        ours_done, ours_truncated = np.swapaxes(done[a], 0, 1), np.swapaxes(truncated[a], 0, 1)
+        terminated, truncated_ = expected_flags(rec, a)
+        steps = _valid(rec, T, 1)
         checks += [
             ("obs", a, ours_obs, rec.obs[a], _valid(rec, T + 1), 0),
-            ("reward", a, np.swapaxes(reward[a], 0, 1), rec.reward[a], _valid(rec, T, 1), 1),
-            ("done", a, np.swapaxes(done[a], 0, 1), rec.done[a], _valid(rec, T, 1), 1),
+            ("reward", a, np.swapaxes(reward[a], 0, 1), rec.reward[a], steps, 1),
+            ("done", a, ours_done, rec.done[a], steps, 1),
+            ("terminated", a, ours_done & ~ours_truncated, terminated, steps, 1),
+            ("truncated", a, ours_truncated, truncated_, steps, 1),
         ]
     return first_mismatch(label, checks)
 
@@ -263,7 +385,7 @@ def test_matches_mpe2(env_id, action_type):
     assert not (missing := missing_events(rec, env_id, NOT_REQUIRED.get((env_id, action_type), set()))), (
         f"{num_episodes} episodes never show {missing}"
     )
-    env = jaxmarl.make(env_id, action_type=action_type)
+    env = make_env(env_id, {"action_type": action_type})
     assert env.agents == rec.agents
     label = f"{env_id} ({action_type})"
     assert (mismatch := check_transitions(label, env, rec)) is None, mismatch
@@ -309,6 +431,31 @@ OPTION_CASES = [
         {"num_good_agents": 3, "num_adversaries": 3, "num_obs": 2, "num_food": 3, "num_forests": 1},
         {"num_good": 3, "num_adversaries": 3, "num_obstacles": 2, "num_food": 3, "num_forests": 1},
     ),
+    (  # crowded: treasures contested by two collectors, a collector on two treasures
+        "MPE_collect_treasure_v1",
+        {"num_collectors": 12, "num_deposits": 3, "num_treasures": 12},
+        {"num_collectors": 12, "num_deposits": 3, "num_treasures": 12},
+    ),
+    (  # a single treasure: none on the map for a step after each pick-up
+        "MPE_collect_treasure_v1",
+        {"num_collectors": 4, "num_deposits": 1, "num_treasures": 1, "max_steps": 40},
+        {"num_collectors": 4, "num_deposits": 1, "num_treasures": 1, "max_cycles": 40},
+    ),
+    (  # success is frequent: early ends, and success on the last step (the flag rule)
+        "MPE_simple_formation_v1",
+        {"num_agents": 1, "terminate_on_success": True, "max_steps": 4},
+        {"N": 1, "terminate_on_success": True, "max_cycles": 4},
+    ),
+    (
+        "MPE_simple_line_v1",
+        {"num_agents": 1, "terminate_on_success": True},
+        {"N": 1, "terminate_on_success": True},
+    ),
+    (  # more than assignment.MAX_ENUMERATED agents: the Hungarian algorithm
+        "MPE_simple_line_v1",
+        {"num_agents": 7, "max_steps": 30},
+        {"N": 7, "max_cycles": 30},
+    ),
 ]
 
 
@@ -317,18 +464,30 @@ OPTION_EVENTS: dict[int, tuple[set[str], set[str]]] = {
     # Two good agents can touch; the capped arena penalty first shows in episode 327.
     3: ({"overlap agent-agent"}, {"bounds agent capped"}),
     6: (set(), {"separate forest"}),  # a single forest
+    # A pick-up delivered in the same step first shows in episode 62 (the default cases,
+    # with 100 episodes, require it).
+    7: ({"contested treasure", "collector on two treasures"}, {"pickup and delivery"}),
+    # No delivery within 300 episodes: one deposit wanders while four collectors seek.
+    8: ({"no treasure on the map"}, {"delivery", "pickup and delivery", "busy collector on treasure"}),
+    9: ({"success at time limit"}, {"overlap agent-agent"}),  # a single agent
+    10: (set(), {"overlap agent-agent"}),
 }
+# Option cases playing other than NUM_OPTION_EPISODES (index in OPTION_CASES): the
+# crowded collect_treasure world costs the most to play; its events all show by episode 28.
+OPTION_EPISODES = {7: oracle_count(reduced=40, full=250)}
 
 
 @pytest.mark.parametrize(("env_id", "ours", "theirs"), OPTION_CASES)
 def test_options_match_mpe2(env_id, ours, theirs):
-    rec = record(env_id, NUM_OPTION_EPISODES, continuous=False, seed=2, **theirs)
-    extra, not_required = OPTION_EVENTS.get(OPTION_CASES.index((env_id, ours, theirs)), (set(), set()))
+    case = OPTION_CASES.index((env_id, ours, theirs))
+    num_episodes = OPTION_EPISODES.get(case, NUM_OPTION_EPISODES)
+    rec = record(env_id, num_episodes, continuous=False, seed=2, **theirs)
+    extra, not_required = OPTION_EVENTS.get(case, (set(), set()))
     terminates = ours.get("terminate_on_success", False)
     assert not (missing := missing_events(rec, env_id, not_required, extra, terminates)), (
-        f"{NUM_OPTION_EPISODES} episodes never show {missing}"
+        f"{num_episodes} episodes never show {missing}"
     )
-    env = jaxmarl.make(env_id, **ours)
+    env = make_env(env_id, ours)
     label = f"{env_id} {ours}"
     assert (mismatch := check_transitions(label, env, rec)) is None, mismatch
     assert (mismatch := check_episodes(label, env_id, ours, rec)) is None, mismatch

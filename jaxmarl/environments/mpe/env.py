@@ -19,8 +19,8 @@ soft contact force. This module implements the world exactly as PettingZoo's MPE
 4. Rewards and observations are computed on the new state.
 
 Scenarios subclass :class:`MPEEnv`, declare their entities in ``__init__`` and
-implement ``get_obs`` and ``rewards`` (and optionally ``sample_goals``,
-``is_terminal``, ``scripted_forces`` and ``entity_colours``).
+implement ``get_obs`` and ``rewards`` (and optionally ``sample_landmarks``, ``sample_goals``,
+``is_terminal``, ``scripted_forces``, ``entity_colours`` and ``entity_visible``).
 """
 
 from __future__ import annotations
@@ -74,9 +74,9 @@ class MPEEnv(MultiAgentEnv):
         scripted_agents: names of agents moved by a scripted policy
             (``scripted_forces``), placed after ``agents`` in the world; they take no
             actions and are not in ``env.agents``.
-        agent_size, agent_accel, agent_max_speed: per-agent radius, force scale and
-            speed cap (``None``: no cap), scalars or one value per world agent
-            (``agents`` then ``scripted_agents``).
+        agent_size, agent_accel, agent_max_speed, agent_mass: per-agent radius, force
+            scale, speed cap (``None``: no cap) and mass, scalars or one value per world
+            agent (``agents`` then ``scripted_agents``).
         agent_movable, agent_silent, agent_collide: per-agent flags.
         landmark_size, landmark_collide: per-landmark radius and collision flag.
         landmark_spawn: landmarks start uniformly in ``[-landmark_spawn, landmark_spawn]^2``
@@ -97,6 +97,7 @@ class MPEEnv(MultiAgentEnv):
         agent_size: Floats = C.DEFAULT_SIZE,
         agent_accel: Floats = C.DEFAULT_ACCEL,
         agent_max_speed: Floats | None = None,
+        agent_mass: Floats = C.DEFAULT_MASS,
         agent_movable: Flags = True,
         agent_silent: Flags = False,
         agent_collide: Flags = True,
@@ -133,7 +134,9 @@ class MPEEnv(MultiAgentEnv):
         self.max_speed = np.concatenate(
             [_per_entity(agent_max_speed, A, np.inf), np.full((L,), np.inf, np.float64)]
         )
-        self.mass = np.full((self.num_entities,), C.DEFAULT_MASS, np.float64)
+        self.mass = np.concatenate(
+            [_per_entity(agent_mass, A, C.DEFAULT_MASS), np.full((L,), C.DEFAULT_MASS, np.float64)]
+        )
         self.movable = np.concatenate(
             [np.broadcast_to(np.asarray(agent_movable, bool), (A,)), np.zeros((L,), bool)]
         )
@@ -247,23 +250,39 @@ class MPEEnv(MultiAgentEnv):
         del state
         return jnp.asarray(self.colour)
 
-    # ------------------------------------------------------------------- env API
-    def reset_env(self, key: jax.Array) -> tuple[dict[str, jax.Array], State]:
-        key_agents, key_landmarks, key_goal = jax.random.split(key, 3)
+    def entity_visible(self, state: State) -> jax.Array | None:
+        """Which entities are drawn, bool ``(num_entities,)``; ``None``: all of them."""
+        del state
+        return None
+
+    def sample_landmarks(self, key: jax.Array) -> jax.Array:
+        """Landmark positions at reset, ``(num_landmarks, 2)``: uniform in
+        ``[-landmark_spawn, landmark_spawn]^2`` by default."""
         r = self.landmark_spawn
+        return jax.random.uniform(key, (self.num_landmarks, C.DIM_P), minval=-r, maxval=r)
+
+    # ------------------------------------------------------------------- env API
+    def initial_state(self, key: jax.Array) -> State:
+        """The state an episode starts from: agents uniform in ``[-1, 1]^2``, landmarks
+        from :meth:`sample_landmarks`, goals from :meth:`sample_goals`, zero velocities
+        and utterances."""
+        key_agents, key_landmarks, key_goal = jax.random.split(key, 3)
         p_pos = jnp.concatenate(
             [
                 jax.random.uniform(key_agents, (self.num_world_agents, C.DIM_P), minval=-1.0, maxval=1.0),
-                jax.random.uniform(key_landmarks, (self.num_landmarks, C.DIM_P), minval=-r, maxval=r),
+                self.sample_landmarks(key_landmarks),
             ]
         )
-        state = State(
+        return State(
             p_pos=p_pos,
             p_vel=jnp.zeros((self.num_entities, C.DIM_P)),
             c=jnp.zeros((self.num_world_agents, self.dim_c)),
             step=jnp.zeros((), jnp.int32),
             goal=self.sample_goals(key_goal),
         )
+
+    def reset_env(self, key: jax.Array) -> tuple[dict[str, jax.Array], State]:
+        state = self.initial_state(key)
         return self.get_obs(state), state
 
     def step_env(
@@ -305,7 +324,9 @@ class MPEEnv(MultiAgentEnv):
         from jaxmarl.environments.mpe.viewer import render_world
         from jaxmarl.viz.raster import check_size
 
-        return render_world(state.p_pos, self.size, self.entity_colours(state), check_size(size))
+        return render_world(
+            state.p_pos, self.size, self.entity_colours(state), check_size(size), self.entity_visible(state)
+        )
 
     # ----------------------------------------------------------------- mechanics
     def decode_actions(self, actions: dict[str, jax.Array]) -> tuple[jax.Array, jax.Array]:

@@ -30,3 +30,32 @@ class State:
     if TYPE_CHECKING:  # provided by flax.struct at runtime
 
         def replace(self, **changes: Any) -> "State": ...
+
+
+@struct.dataclass
+class TreasureState(State):
+    """State of ``collect_treasure``: the world (:class:`State`) plus what the collectors
+    carry and the treasures. Entities are the collectors, the deposits, then the
+    treasures; ``goal`` is empty.
+
+    Attributes:
+        holding: treasure type each collector carries, -1 for none, int32
+            ``(num_collectors,)``.
+        treasure_type: type of each treasure (the deposit that accepts it), int32
+            ``(num_treasures,)``.
+        alive: which treasures are on the map, bool ``(num_treasures,)``. A treasure
+            picked up this step is parked at ``(-999, -999)`` (as in mpe2) and comes
+            back at a random place and type on the next step.
+        collected, delivered: treasures picked up and delivered on the last step,
+            int32 ``()`` (the shared reward is 5 per event).
+    """
+
+    holding: jax.Array
+    treasure_type: jax.Array
+    alive: jax.Array
+    collected: jax.Array
+    delivered: jax.Array
+
+    if TYPE_CHECKING:  # provided by flax.struct at runtime
+
+        def replace(self, **changes: Any) -> "TreasureState": ...

@@ -1,5 +1,6 @@
 """Rule tests of MPE resets over a batch of 3000 vmapped resets: agents start uniformly
 in [-1, 1]^2, landmarks in [-1, 1]^2 or [-0.9, 0.9]^2 (tag, world_comm, facmac),
+[-0.95, 0.95]^2 (collect_treasure) or [-0.5, 0.5]^2 (formation; the line's in its own test),
 velocities and utterances at zero, and goal landmarks drawn uniformly."""
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ SPAWN = {
     "MPE_simple_reference_v3": (1.0, 2),
     "MPE_simple_speaker_listener_v4": (1.0, 1),
     "MPE_simple_facmac_3a_v1": (0.9, 0),
+    "MPE_collect_treasure_v1": (0.95, 0),
+    "MPE_simple_formation_v1": (0.5, 0),
 }
 
 

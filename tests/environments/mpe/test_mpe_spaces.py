@@ -39,6 +39,12 @@ SPECS = {
     "MPE_simple_facmac_3a_v1": {f"adversary_{i}": (16, 5, 5) for i in range(3)},
     "MPE_simple_facmac_6a_v1": {f"adversary_{i}": (30, 5, 5) for i in range(6)},
     "MPE_simple_facmac_9a_v1": {f"adversary_{i}": (44, 5, 5) for i in range(9)},
+    "MPE_collect_treasure_v1": {
+        **{f"collector_{i}": (86, 5, 5) for i in range(6)},
+        **{f"deposit_{i}": (84, 5, 5) for i in range(2)},
+    },
+    "MPE_simple_formation_v1": {f"agent_{i}": (6, 5, 5) for i in range(4)},
+    "MPE_simple_line_v1": {f"agent_{i}": (8, 5, 5) for i in range(4)},
 }
 
 
@@ -161,6 +167,26 @@ def test_adversary_obs_sizes(kwargs, adv, good):
         expected = adv if a.startswith("adversary") else good
         assert env.observation_space(a).shape == (expected,), a
         assert shapes[a] == (expected,), a
+
+
+@pytest.mark.parametrize(
+    "kwargs, collector, deposit",
+    [
+        # 4 (+ D holding for collectors) + (A - 1) others * (4 + 2D) + T treasures * (2 + D)
+        ({"num_collectors": 1, "num_deposits": 1, "num_treasures": 1}, 4 + 1 + 6 + 3, 4 + 6 + 3),
+        (
+            {"num_collectors": 4, "num_deposits": 3, "num_treasures": 5},
+            4 + 3 + 6 * 10 + 5 * 5,
+            4 + 6 * 10 + 5 * 5,
+        ),
+    ],
+)
+def test_collect_treasure_obs_sizes(kwargs, collector, deposit):
+    env = jaxmarl.make("MPE_collect_treasure_v1", **kwargs)
+    shapes = _obs_shapes(env)
+    for a in env.agents:
+        expected = collector if a.startswith("collector") else deposit
+        assert env.observation_space(a).shape == shapes[a] == (expected,), a
 
 
 def test_world_comm_sizes_follow_counts():

@@ -42,6 +42,11 @@ BAD_COUNTS = [
     ("MPE_simple_reference_v3", "max_steps", 0),
     ("MPE_simple_speaker_listener_v4", "max_steps", 0),
     ("MPE_simple_spread_v3", "max_steps", 0),
+    ("MPE_simple_formation_v1", "num_agents", 0),
+    ("MPE_simple_formation_v1", "max_steps", 0),
+    ("MPE_simple_line_v1", "num_agents", -1),
+    ("MPE_simple_line_v1", "num_agents", 2.0),
+    ("MPE_collect_treasure_v1", "max_steps", 0),
 ]
 
 
@@ -62,6 +67,9 @@ ALL_IDS = [
     "MPE_simple_reference_v3",
     "MPE_simple_speaker_listener_v4",
     "MPE_simple_facmac_3a_v1",
+    "MPE_collect_treasure_v1",
+    "MPE_simple_formation_v1",
+    "MPE_simple_line_v1",
 ]
 
 
