@@ -27,43 +27,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from baselines import runs
-from jaxmarl.environments.multi_agent_env import random_actions
+from jaxmarl.evaluation.episodes import episode_outcome, policy_outcomes, random_outcomes
 from jaxmarl.viz import render_states, save_gif
 
 
 def episode_returns(env: Any, act: Any, hidden0: jax.Array, key: jax.Array, max_steps: int) -> jax.Array:
     """Per-agent return ``(num_agents,)`` of one episode played by ``act``."""
     return episode_outcome(env, act, hidden0, key, max_steps)[0]
-
-
-def episode_outcome(
-    env: Any, act: Any, hidden0: jax.Array, key: jax.Array, max_steps: int
-) -> tuple[jax.Array, dict[str, jax.Array]]:
-    """Per-agent return ``(num_agents,)`` of one episode played by ``act``, and its values
-    of the environment's episode metrics (name -> ``()``, added up by each metric's rule;
-    NaN if the episode did not end within ``max_steps``). ``act`` gets ``env``'s states."""
-    key, key_reset = jax.random.split(key)
-    obs, state = env.reset(key_reset)
-    rules = dict(getattr(env, "episode_metrics", {}) or {})
-
-    def step(carry: tuple, key: jax.Array) -> tuple[tuple, None]:
-        obs, state, hidden, returns, metrics, finished, resets = carry
-        key_act, key_step = jax.random.split(key)
-        hidden, actions = act(hidden, obs, state, resets, key_act)
-        obs, state, reward, done, info = env.step(key_step, state, actions)
-        rewards = jnp.stack([reward[a] for a in env.agents])
-        returns = returns + jnp.where(finished, 0.0, rewards)
-        values = info.get("metrics", {})
-        metrics = {
-            n: jnp.where(finished, metrics[n], metrics[n] + values[n] if rule == "sum" else values[n])
-            for n, rule in rules.items()
-        }
-        return (obs, state, hidden, returns, metrics, finished | done["__all__"], jnp.array(False)), None
-
-    zero = {n: jnp.float32(0.0) for n in rules}
-    carry = (obs, state, hidden0, jnp.zeros(env.num_agents), zero, jnp.array(False), jnp.array(True))
-    (_, _, _, returns, metrics, finished, _), _ = jax.lax.scan(step, carry, jax.random.split(key, max_steps))
-    return returns, {n: jnp.where(finished, v, jnp.nan) for n, v in metrics.items()}
 
 
 def outcomes_on_keys(
@@ -83,21 +53,9 @@ def outcomes_on_keys(
 
     ``(env, init_hidden, act)`` is what a script's ``make_policy(config)`` returns and
     ``params`` its parameters with a leading seed axis."""
-
-    def trained(seed_params: Any) -> tuple:
-        def play(key: jax.Array) -> tuple:
-            policy = lambda h, o, s, r, k: act(seed_params, h, o, s, r, k, greedy)  # noqa: E731
-            return episode_outcome(env, policy, init_hidden(), key, max_steps)
-
-        return jax.vmap(play)(keys)
-
-    def random_play(key: jax.Array) -> tuple:
-        policy = lambda h, o, s, r, k: (h, random_actions(env, k, s))  # noqa: E731
-        return episode_outcome(env, policy, init_hidden(), key, max_steps)
-
-    ours = jax.jit(jax.vmap(trained), compiler_options=compiler_options)(params)
-    rand = jax.jit(jax.vmap(random_play), compiler_options=compiler_options)(keys)
-    return jax.tree.map(np.asarray, ours), jax.tree.map(np.asarray, rand)
+    ours = policy_outcomes(env, init_hidden, act, params, keys, greedy, max_steps, compiler_options)
+    rand = random_outcomes(env, init_hidden, keys, max_steps, compiler_options)
+    return ours, rand
 
 
 def returns_on_keys(*args: Any, **kwargs: Any) -> tuple[np.ndarray, np.ndarray]:

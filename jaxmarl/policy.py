@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 
-__all__ = ["TrainedPolicy", "load_policy"]
+__all__ = ["RunPolicies", "TrainedPolicy", "load_policy", "load_run_policies"]
 
 
 class TrainedPolicy:
@@ -109,18 +109,71 @@ class TrainedPolicy:
         )
 
 
-def load_policy(run_dir: str | Path, seed: int = 0, greedy: bool = True) -> TrainedPolicy:
+def load_policy(
+    run_dir: str | Path,
+    seed: int = 0,
+    greedy: bool = True,
+    env_name: str | None = None,
+    env_kwargs: dict | None = None,
+) -> TrainedPolicy:
     """Load seed ``seed`` of the finished training run in ``run_dir``.
 
     Args:
         run_dir: a run folder (holds ``config.yaml`` and ``params.msgpack``).
         seed: which of the run's ``NUM_SEEDS`` seeds.
         greedy: act with the most likely action instead of sampling.
+        env_name, env_kwargs: play another environment than the one the run trained on
+            (e.g. more agents or another map, to test generalisation); see
+            :func:`load_run_policies`.
 
     Raises:
         ImportError: without the training scripts (``pip install -e ".[baselines]"``).
-        ValueError: if ``run_dir`` is not a finished run folder, or ``seed`` is not one of its seeds.
+        ValueError: if ``run_dir`` is not a finished run folder, ``seed`` is not one of its
+            seeds, or the other environment's spaces do not fit the trained network.
     """
+    config, params, family = _load(run_dir, env_name, env_kwargs)
+    num_seeds = int(jax.tree.leaves(params)[0].shape[0])
+    if not 0 <= int(seed) < num_seeds:
+        raise ValueError(
+            f"seed must be in [0, {num_seeds}) for {run_dir} (NUM_SEEDS={num_seeds}), got {seed}"
+        )
+    seed_params = jax.tree.map(lambda x: x[int(seed)], params)
+    return TrainedPolicy(config, seed_params, family, int(seed), bool(greedy))
+
+
+class RunPolicies(NamedTuple):
+    """Every seed of a finished run, ready for :mod:`jaxmarl.evaluation.episodes`."""
+
+    env: Any  # the environment played, as jaxmarl.make builds it
+    init_hidden: Any  # () -> (num_agents, hidden)
+    act: Any  # (params, hidden, obs, state, resets, key, greedy) -> (hidden, actions)
+    params: Any  # every seed's parameters, leading axis = seed
+    config: dict  # the run's configuration (with the environment played)
+
+
+def load_run_policies(
+    run_dir: str | Path, env_name: str | None = None, env_kwargs: dict | None = None
+) -> RunPolicies:
+    """Every seed's policy of the finished run in ``run_dir``, optionally on another
+    environment than the one it trained on.
+
+    ``env_name`` (default: the run's) and ``env_kwargs`` (default: the run's when the
+    name is the run's, else none) choose the environment. Its agents must see
+    observations and take actions of the sizes the network was trained on (e.g. CAMAR
+    with another map or agent count: its observation does not depend on either).
+
+    Raises:
+        ImportError: without the training scripts.
+        ValueError: if ``run_dir`` is not a finished run folder, or the environment's
+            stacked observations or actions differ in size from the run's.
+    """
+    config, params, family = _load(run_dir, env_name, env_kwargs)
+    env, init_hidden, act = family.make_policy(config)
+    return RunPolicies(env, init_hidden, act, params, config)
+
+
+def _load(run_dir: str | Path, env_name: str | None, env_kwargs: dict | None) -> tuple[dict, Any, Any]:
+    """The run's config (its environment replaced if asked), parameters and script."""
     try:
         from baselines import runs
     except ImportError as err:  # pragma: no cover - the baselines install with the repository
@@ -128,11 +181,23 @@ def load_policy(run_dir: str | Path, seed: int = 0, greedy: bool = True) -> Trai
             'load_policy needs the training scripts: pip install -e ".[baselines]" from a clone of jaxmarl'
         ) from err
     config, params = runs.load_run(run_dir)  # a ValueError (RunError) if it is not a finished run
-    num_seeds = int(jax.tree.leaves(params)[0].shape[0])
-    if not 0 <= int(seed) < num_seeds:
-        raise ValueError(
-            f"seed must be in [0, {num_seeds}) for {run_dir} (NUM_SEEDS={num_seeds}), got {seed}"
-        )
     family = importlib.import_module(f"baselines.{config['ALG_FAMILY']}")
-    seed_params = jax.tree.map(lambda x: x[int(seed)], params)
-    return TrainedPolicy(config, seed_params, family, int(seed), bool(greedy))
+    if env_name is None and env_kwargs is None:
+        return config, params, family
+    import jaxmarl
+    from jaxmarl.wrappers.batching import AgentBatcher
+
+    trained = AgentBatcher(jaxmarl.make(config["ENV_NAME"], **(config.get("ENV_KWARGS") or {})))
+    name = config["ENV_NAME"] if env_name is None else env_name
+    if env_kwargs is None:
+        env_kwargs = (config.get("ENV_KWARGS") or {}) if name == config["ENV_NAME"] else {}
+    played = AgentBatcher(jaxmarl.make(name, **env_kwargs))
+    want = (trained.obs_dim, trained.action_dim, trained.discrete)
+    got = (played.obs_dim, played.action_dim, played.discrete)
+    if want != got:
+        raise ValueError(
+            f"{run_dir} trained on {config['ENV_NAME']} (observation {want[0]}, "
+            f"{'discrete' if want[2] else 'continuous'} actions {want[1]}); {name} with {env_kwargs} "
+            f"gives observation {got[0]}, {'discrete' if got[2] else 'continuous'} actions {got[1]}"
+        )
+    return {**config, "ENV_NAME": name, "ENV_KWARGS": dict(env_kwargs)}, params, family
