@@ -37,7 +37,7 @@ LAYOUT = """
 
 def pair(map_name, map_kwargs, dynamic="HolonomicDynamic", ours_dynamic=None, max_steps=100, **kw):
     theirs = camar_v0(map_name, map_kwargs=map_kwargs, dynamic=dynamic, max_steps=max_steps, **kw)
-    extra = {"ensure_reachable": False} if map_name != "caves_cont" else {}
+    extra = {"ensure_reachable": False}  # camar's own draws, reachable or not
     ours = Camar(
         map_name,
         dynamic=ours_dynamic or dynamic,
