@@ -37,6 +37,15 @@ agents of the step each first reached its goal, ``max_steps`` for those that did
 ``makespan`` (the largest of those), ``coordination`` (``1 - collisions / (N * steps)``,
 collisions counted per agent and step).
 
+With ``path_obs`` (the paper's hybrid methods, "RRT*+IPPO"), every agent also observes
+the path an RRT* planner found from its start to its goal at the beginning of the episode
+(:func:`~jaxmarl.environments.camar.planning.path_features`: the next waypoints and the
+length left). Planning runs once per episode (and per new goal in lifelong mode), inside
+``reset`` and inside the ``step`` that starts a new episode, in a loop that runs only when
+an environment needs a plan: under ``vmap`` a step plans (for the whole batch) only when
+some environment of the batch starts an episode, not at every step as an automatic reset
+would.
+
 Obstacle queries use a bucket grid (:mod:`jaxmarl.environments.camar.spatial`): an agent
 only looks at the circles in the 3 x 3 buckets around it, so a step costs
 ``O(N^2 + N * nearby circles)`` whatever the map's size.
@@ -53,8 +62,10 @@ arrival time, in seconds).
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, ClassVar
 
 import jax
@@ -64,6 +75,7 @@ import numpy as np
 from jaxmarl.environments.camar import grid_maps, maps
 from jaxmarl.environments.camar.dynamics import Dynamic, make_dynamic
 from jaxmarl.environments.camar.maps import MapGenerator
+from jaxmarl.environments.camar.planning import RRT_STAR, Paths, PlannerConfig, path_features, plan
 from jaxmarl.environments.camar.spatial import FAR_AWAY, BucketGrid, length
 from jaxmarl.environments.camar.types import State
 from jaxmarl.environments.multi_agent_env import MultiAgentEnv
@@ -84,6 +96,7 @@ Substep = tuple[jax.Array, jax.Array, jax.Array, jax.Array]  # pos, vel, angle, 
 
 TIE_MARGIN = 8  # extra nearest candidates re-sorted by (distance, index): exact ties at the cut
 INTEGRATORS = ("euler", "rk4")
+PLAN_SALT = 0x504C414E  # folded into a step's or reset's key for the planner's samples
 
 
 def make_map(spec: MapGenerator | str | type, kwargs: Mapping[str, Any] | None = None) -> MapGenerator:
@@ -133,6 +146,10 @@ class Camar(MultiAgentEnv):
         max_obs: obstacles and agents observed (at most ``N + L - 1``).
         pos_shaping_factor: weight of the progress-towards-goal reward.
         contact_force, contact_margin: stiffness and softness of contacts.
+        path_obs: observe planned paths (module docstring): a
+            :class:`~jaxmarl.environments.camar.planning.PlannerConfig`, a dict of its
+            fields, or ``True`` for the paper's RRT* (3,000 iterations); ``None``: off.
+        path_obs_waypoints: waypoints observed ahead on the path.
         map_kwargs, dynamic_kwargs: keywords of the generator and the dynamic.
         **map_keywords: more generator keywords (merged with ``map_kwargs``).
 
@@ -161,6 +178,8 @@ class Camar(MultiAgentEnv):
         pos_shaping_factor: float = 1.0,
         contact_force: float = 500.0,
         contact_margin: float = 0.001,
+        path_obs: PlannerConfig | Mapping[str, Any] | bool | None = None,
+        path_obs_waypoints: int = 4,
         map_kwargs: Mapping[str, Any] | None = None,
         dynamic_kwargs: Mapping[str, Any] | None = None,
         **map_keywords: Any,
@@ -217,18 +236,122 @@ class Camar(MultiAgentEnv):
             for grid in {self.grid, self.contact_grid}:
                 self._tables[grid] = jnp.asarray(self.map.layout_tables(grid))
 
-        obs_dim = 2 + 2 * self.max_obs
+        self.path_obs = self._planner_config(path_obs)
+        if (
+            isinstance(path_obs_waypoints, bool)
+            or int(path_obs_waypoints) != path_obs_waypoints
+            or (path_obs_waypoints < 1)
+        ):
+            raise ValueError(
+                f"Camar: path_obs_waypoints must be a positive integer, got {path_obs_waypoints!r}"
+            )
+        self.path_obs_waypoints = int(path_obs_waypoints)
+        self._path_len = 0 if self.path_obs is None else self.path_obs.path_len
+
+        self.base_obs_dim = 2 + 2 * self.max_obs
         max_rad = max(self.map.max_agent_rad, self.map.landmark_rad)
         bound = (self.window + max_rad) / (self.window - self.map.max_agent_rad)
-        low = np.full(obs_dim, -bound, np.float32)
+        low = np.full(self.base_obs_dim, -bound, np.float32)
         low[:2] = -1.0
-        self.observation_spaces = {a: Box(low, -low, (obs_dim,), jnp.float32) for a in self.agents}
+        high = -low
+        if self.path_obs is not None:
+            k = self.path_obs_waypoints
+            # the way to the target (at most the diagonal), then path_len - 2 tree edges of
+            # at most rewire_radius and a last jump to the goal (at most the diagonal)
+            assert self.path_obs.rewire_radius is not None
+            diagonal = float(np.hypot(self.map.width, self.map.height))
+            longest = (self._path_len - 2) * self.path_obs.rewire_radius + 2 * diagonal
+            low = np.concatenate([low, np.full(2 * k, -1.0), [0.0, 0.0]]).astype(np.float32)
+            high = np.concatenate(
+                [high, np.full(2 * k, 1.0), [longest / max(self.map.width, self.map.height), 1.0]]
+            )
+        obs_dim = low.shape[0]
+        self.observation_spaces = {
+            a: Box(low, high.astype(np.float32), (obs_dim,), jnp.float32) for a in self.agents
+        }
         self.action_spaces = {
             a: Box(-1.0, 1.0, (self.dynamic.action_size,), jnp.float32) for a in self.agents
         }
 
+    def _planner_config(self, spec: Any) -> PlannerConfig | None:
+        if spec is None or spec is False:
+            return None
+        if spec is True:
+            spec = RRT_STAR
+        elif isinstance(spec, Mapping):
+            fields = {f.name for f in dataclasses.fields(PlannerConfig)}
+            unknown = set(spec) - fields
+            if unknown:
+                raise TypeError(
+                    f"Camar: path_obs got unknown planner keyword(s) {sorted(unknown)}; use {sorted(fields)}"
+                )
+            spec = PlannerConfig(**dict(spec))
+        if not isinstance(spec, PlannerConfig):
+            raise TypeError(
+                f"Camar: path_obs must be a PlannerConfig, a dict of its fields, True or None, got {spec!r}"
+            )
+        return spec.resolve(self)
+
     # ------------------------------------------------------------------ episode
+    @partial(jax.jit, static_argnums=(0,))
+    def reset(self, key: jax.Array) -> tuple[dict[str, jax.Array], State]:
+        """Start an episode (planning its paths with ``path_obs``). Returns ``(obs, state)``."""
+        obs, state = self.reset_env(key)
+        if self.path_obs is None:
+            return obs, state
+        state = self._plan_paths(jax.random.fold_in(key, PLAN_SALT), state)
+        return self.get_obs(state), state
+
+    @partial(jax.jit, static_argnums=(0,))
+    def step(
+        self, key: jax.Array, state: State, actions: Mapping[str, jax.Array], reset_state: State | None = None
+    ) -> tuple[dict[str, jax.Array], State, dict[str, jax.Array], dict[str, jax.Array], dict[str, Any]]:
+        """:meth:`MultiAgentEnv.step`; with ``path_obs``, then plans the paths of a new
+        episode (or a new lifelong goal), only where one is needed."""
+        obs, state, reward, done, info = MultiAgentEnv.step(self, key, state, actions, reset_state)
+        if self.path_obs is None:
+            return obs, state, reward, done, info
+        state = self._plan_paths(jax.random.fold_in(key, PLAN_SALT), state)
+        tail = self._path_features(state)
+        obs = {a: obs[a].at[self.base_obs_dim :].set(tail[i]) for i, a in enumerate(self.agents)}
+        return obs, state, reward, done, info
+
+    def _plan_paths(self, key: jax.Array, state: State) -> State:
+        """Plan every agent's path if any agent of ``state`` needs one, keeping the others'.
+
+        The plan sits in a loop of at most one trip rather than a ``cond``: under ``vmap`` a
+        ``cond`` on a batched flag computes both branches, a loop only runs while some
+        member of the batch needs it."""
+        assert self.path_obs is not None
+        cfg = self.path_obs
+
+        def body(carry: tuple[jax.Array, Paths]) -> tuple[jax.Array, Paths]:
+            # the key depends on the trip count, so that XLA cannot hoist the plan out of
+            # the loop as loop-invariant (and compute it whether the loop runs or not)
+            trips, _ = carry
+            return trips + 1, plan(self, jax.random.fold_in(key, trips), state, cfg)
+
+        n, p = self.num_agents, self._path_len
+        blank = Paths(
+            jnp.zeros((n, p, 2), jnp.float32),
+            jnp.zeros(n, jnp.float32),
+            jnp.zeros(n, bool),
+            jnp.zeros(n, jnp.int32),
+        )
+        need = state.needs_plan
+        _, paths = jax.lax.while_loop(lambda c: jnp.any(need) & (c[0] < 1), body, (jnp.int32(0), blank))
+        return state.replace(  # type: ignore[attr-defined]
+            path=jnp.where(need[:, None, None], paths.waypoints, state.path),
+            path_found=jnp.where(need, paths.found, state.path_found),
+            needs_plan=jnp.zeros_like(need),
+        )
+
+    def _path_features(self, state: State) -> jax.Array:
+        return path_features(self, state.pos, state.path, state.path_found, self.path_obs_waypoints)
+
     def reset_env(self, key: jax.Array) -> tuple[dict[str, jax.Array], State]:
+        # With path_obs the paths are planned by reset and step (needs_plan), not here:
+        # the automatic reset computes this at every step.
         sample = self.map.reset(key, self.grid)
         n = self.num_agents
         on_goal = jnp.linalg.norm(sample.agent_pos - sample.goal_pos, axis=-1) < sample.goal_rad
@@ -249,6 +372,9 @@ class Camar(MultiAgentEnv):
             is_collision=jnp.zeros((n,), bool),
             arrival_step=jnp.full((n,), -1, jnp.int32),
             num_collisions=jnp.zeros((n,), jnp.int32),
+            path=jnp.zeros((n, self._path_len, 2), jnp.float32),
+            path_found=jnp.zeros((n,), bool),
+            needs_plan=jnp.full((n,), self.path_obs is not None),
         )
         return self.get_obs(state), state
 
@@ -320,13 +446,14 @@ class Camar(MultiAgentEnv):
         step = state.step + 1
         arrival = jnp.where(on_goal & (state.arrival_step < 0), step, state.arrival_step)
         num_collisions = state.num_collisions + hit.astype(jnp.int32)
-        goal_pos, goal_keys = state.goal_pos, state.goal_keys
+        goal_pos, goal_keys, needs_plan = state.goal_pos, state.goal_keys, state.needs_plan
         if self.lifelong:
             keys = jax.random.wrap_key_data(goal_keys)
             new_keys = jax.vmap(lambda k: jax.random.split(k, 1)[0])(keys)
             fresh = self.map.lifelong_goals(new_keys, state.map_id, state.free_pos)
             goal_pos = jnp.where(on_goal[:, None], fresh, goal_pos)
             goal_keys = jnp.where(on_goal[:, None], jax.random.key_data(new_keys), goal_keys)
+            needs_plan = needs_plan | (on_goal & (self.path_obs is not None))
         new_state = state.replace(  # type: ignore[attr-defined]
             pos=pos,
             vel=vel,
@@ -338,6 +465,7 @@ class Camar(MultiAgentEnv):
             is_collision=hit,
             arrival_step=arrival,
             num_collisions=num_collisions,
+            needs_plan=needs_plan,
         )
         terminated = jnp.logical_and(all_on, not self.lifelong)
         done = {a: terminated for a in self.agents}
@@ -420,6 +548,8 @@ class Camar(MultiAgentEnv):
 
     def get_obs(self, state: State) -> dict[str, jax.Array]:
         obs = self.observe(state)
+        if self.path_obs is not None:
+            obs = jnp.concatenate([obs, self._path_features(state)], axis=1)
         return {a: obs[i] for i, a in enumerate(self.agents)}
 
     def get_global_state(self, state: State) -> jax.Array:

@@ -56,7 +56,7 @@ from jaxmarl.environments.camar.types import State
 if TYPE_CHECKING:
     from jaxmarl.environments.camar.env import Camar
 
-__all__ = ["RRT", "RRT_STAR", "Paths", "PlannerConfig", "follow", "plan", "run_episode"]
+__all__ = ["RRT", "RRT_STAR", "Paths", "PlannerConfig", "follow", "path_features", "plan", "run_episode"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -300,6 +300,35 @@ def _drive_ranges(env: Camar) -> jax.Array:
     return jnp.asarray(rows, jnp.float32)
 
 
+def _target_index(waypoints: jax.Array, pos: jax.Array) -> jax.Array:
+    """Per agent the index ``(N,)`` of its target waypoint: the end of the path segment
+    nearest the agent (later segments winning ties)."""
+    p = waypoints.shape[1]
+    seg = jax.vmap(_segment_dist_each)(waypoints[:, :-1], waypoints[:, 1:], pos)  # (N, P - 1)
+    return jnp.argmin(seg - jnp.arange(p - 1) * 1e-6, axis=1) + 1
+
+
+def path_features(env: Camar, pos: jax.Array, waypoints: jax.Array, found: jax.Array, k: int) -> jax.Array:
+    """What an agent observes of its planned path (the paper's hybrid methods), ``(N, 2 k +
+    2)``: the ``k`` waypoints from its target on (:func:`follow`'s target; the goal
+    repeated past the end), each as the goal vector is (``v / |v|`` beyond ``window``,
+    ``v / window`` within), then the path's length left (to the target, then along the
+    path) divided by the map's larger side, and whether the planner joined the start to
+    its tree (1) or fell back to the straight line (0)."""
+    n, p = waypoints.shape[:2]
+    target = _target_index(waypoints, pos)  # (N,)
+    ahead = jnp.minimum(target[:, None] + jnp.arange(k), p - 1)  # (N, k)
+    vec = waypoints[jnp.arange(n)[:, None], ahead] - pos[:, None, :]  # (N, k, 2)
+    dist = length(vec, keepdims=True)
+    vec = jnp.where(dist > env.window, vec / jnp.maximum(dist, 1e-9), vec / env.window)
+    seg = length(waypoints[:, 1:] - waypoints[:, :-1])  # (N, P - 1)
+    rest = jnp.concatenate([jnp.cumsum(seg[:, ::-1], axis=1)[:, ::-1], jnp.zeros((n, 1))], axis=1)  # (N, P)
+    left = dist[:, 0, 0] + rest[jnp.arange(n), target]
+    scale = max(env.map.width, env.map.height)
+    extra = jnp.stack([left / scale, found.astype(jnp.float32)], axis=1)
+    return jnp.concatenate([vec.reshape(n, 2 * k), extra], axis=1)
+
+
 def follow(
     env: Camar, state: State, paths: Paths, kp: float = 10.0, kd: float = 0.0, turn_gain: float = 4.0
 ) -> jax.Array:
@@ -312,11 +341,8 @@ def follow(
     cos(heading error))`` of their top speed, each mapped onto the action range of the
     robot's dynamic."""
     wp = paths.waypoints
-    n, p = wp.shape[:2]
-    # The path segment nearest the agent (later ones winning ties); the target is its end.
-    seg = jax.vmap(_segment_dist_each)(wp[:, :-1], wp[:, 1:], state.pos)  # (N, P - 1)
-    nearest = jnp.argmin(seg - jnp.arange(p - 1) * 1e-6, axis=1)
-    target = wp[jnp.arange(n), nearest + 1]
+    n = wp.shape[0]
+    target = wp[jnp.arange(n), _target_index(wp, state.pos)]
     offset = target - state.pos
     # Full speed along the path, slowing only near its end (the goal).
     remaining = length(wp[:, -1] - state.pos)

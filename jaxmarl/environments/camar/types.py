@@ -26,3 +26,6 @@ class State:
     is_collision: jax.Array  # (N,) bool agent touched something during the last step
     arrival_step: jax.Array  # (N,) int32 step the agent first reached its goal (-1: not yet)
     num_collisions: jax.Array  # (N,) int32 steps with a collision so far
+    path: jax.Array  # (N, P, 2) float32 planned waypoints (path_obs; P = 0 without it)
+    path_found: jax.Array  # (N,) bool the planner joined the start to its tree
+    needs_plan: jax.Array  # (N,) bool a path is to be planned (new episode or new goal)

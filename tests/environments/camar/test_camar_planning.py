@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from fast_compile import fast_compilation
 
 from jaxmarl.environments.camar import Camar
 from jaxmarl.environments.camar.planning import PlannerConfig, _segment_dist, follow, plan, run_episode
@@ -161,3 +162,124 @@ def test_planning_vmaps_over_environments():
     assert paths.waypoints.shape == (3, 4, cfg.path_len, 2)
     one = plan(env, keys[1], jax.tree.map(lambda x: x[1], states), cfg)
     np.testing.assert_allclose(paths.waypoints[1], one.waypoints, atol=1e-5)
+
+
+# ---------------------------------------------------------------- planned paths observed
+
+PATH_OBS = {"num_iters": 120, "path_len": 32}
+
+
+def path_env(**kw) -> Camar:
+    return Camar(
+        "random_grid",
+        num_agents=3,
+        num_rows=6,
+        num_cols=6,
+        obstacle_density=0.0,
+        max_steps=5,
+        path_obs=PATH_OBS,
+        **kw,
+    )
+
+
+@pytest.fixture(scope="module")
+def env_with_paths():
+    """One environment for the tests below, so that its functions compile once."""
+    with fast_compilation():
+        yield path_env()
+
+
+@pytest.fixture
+def fast():
+    with fast_compilation():
+        yield
+
+
+def test_path_observation_is_planned_at_reset_and_kept_within_the_episode(env_with_paths):
+    env = env_with_paths
+    base = env.base_obs_dim
+    assert env.observation_space("agent_0").shape == (base + 2 * 4 + 2,)
+    obs, state = env.reset(jax.random.PRNGKey(3))
+    path = np.asarray(state.path)
+    np.testing.assert_allclose(path[:, 0], state.pos)
+    np.testing.assert_allclose(path[:, -1], state.goal_pos)
+    assert bool(state.path_found.all()) and not bool(state.needs_plan.any())
+    straight = np.linalg.norm(np.asarray(state.goal_pos - state.pos), axis=1)
+    for i, a in enumerate(env.agents):
+        tail = np.asarray(obs[a][base:])
+        # the agent is at its path's start: the first waypoint ahead is the first one away
+        # from it (the tree may hold the start itself), scaled as the goal vector is; the
+        # length left is the whole path's
+        away = np.linalg.norm(path[i] - np.asarray(state.pos[i]), axis=1) > 1e-6
+        ahead = path[i, np.argmax(away)] - np.asarray(state.pos[i])
+        scale = max(np.linalg.norm(ahead), env.window)
+        np.testing.assert_allclose(tail[:2], ahead / scale, atol=1e-5)
+        left = tail[-2] * max(env.map.width, env.map.height)
+        polyline = np.linalg.norm(np.diff(path[i], axis=0), axis=1).sum()
+        assert left == pytest.approx(polyline, rel=1e-5) and left >= straight[i] - 1e-5
+        assert tail[-1] == 1.0
+    key = jax.random.PRNGKey(4)
+    still = {a: jnp.zeros(2) for a in env.agents}
+    for t in range(env.max_steps):
+        key, k = jax.random.split(key)
+        obs, new, _, done, info = env.step(k, state, still)
+        if t < env.max_steps - 1:
+            np.testing.assert_array_equal(new.path, state.path)  # no replanning within an episode
+        state = new
+    # the step that ended the episode planned the next one, and observes it
+    assert bool(done["__all__"])
+    np.testing.assert_allclose(np.asarray(state.path)[:, 0], state.pos)
+    np.testing.assert_allclose(np.asarray(state.path)[:, -1], state.goal_pos)
+    fresh = env.get_obs(state)
+    for a in env.agents:
+        np.testing.assert_allclose(obs[a], fresh[a], atol=1e-6)
+        assert not np.allclose(info["final_obs"][a][base:], obs[a][base:])
+
+
+def test_path_observation_under_vmap_plans_only_the_environments_that_reset(env_with_paths):
+    env = env_with_paths
+    keys = jax.random.split(jax.random.PRNGKey(5), 2)
+    _, states = jax.vmap(env.reset)(keys)
+    states = states.replace(step=states.step.at[0].set(env.max_steps - 1))  # env 0 ends now
+    still = {a: jnp.zeros((2, 2)) for a in env.agents}
+    step_keys = jax.random.split(jax.random.PRNGKey(6), 2)
+    _, new, _, done, _ = jax.jit(jax.vmap(env.step))(step_keys, states, still)
+    assert bool(done["__all__"][0]) and not bool(done["__all__"][1])
+    np.testing.assert_array_equal(new.path[1], states.path[1])
+    # the resetting environment got the plan a lone environment gets from the same key
+    one = jax.tree.map(lambda x: x[0], states)
+    _, alone, _, _, _ = env.step(step_keys[0], one, {a: jnp.zeros(2) for a in env.agents})
+    np.testing.assert_allclose(new.path[0], alone.path, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(new.path[0])[:, 0], np.asarray(new.pos[0]))
+
+
+def test_path_observation_replans_for_a_new_lifelong_goal(fast):
+    env = path_env(lifelong=True)
+    _, state = env.reset(jax.random.PRNGKey(7))
+    # put agent 0 on its goal: it gets a new goal and a path to it
+    state = state.replace(pos=state.pos.at[0].set(state.goal_pos[0]))
+    _, new, _, _, _ = env.step(jax.random.PRNGKey(8), state, {a: jnp.zeros(2) for a in env.agents})
+    assert not np.allclose(new.goal_pos[0], state.goal_pos[0])
+    np.testing.assert_allclose(np.asarray(new.path)[0, -1], new.goal_pos[0])
+    assert np.linalg.norm(np.asarray(new.path)[0, 0] - np.asarray(new.pos)[0]) < 0.05
+
+
+def test_path_observation_keeps_the_contract_and_refuses_bad_settings(env_with_paths):
+    from jaxmarl.testing import check_env
+
+    check_env(
+        env_with_paths,
+        num_envs=2,
+        num_steps=12,
+        check_render=False,
+        compiler_options={"xla_backend_optimization_level": 0},
+    )
+    with pytest.raises(TypeError, match="unknown planner keyword"):
+        Camar("random_grid", num_agents=2, path_obs={"iters": 3})
+    with pytest.raises(TypeError, match="PlannerConfig"):
+        Camar("random_grid", num_agents=2, path_obs="rrt")
+    with pytest.raises(ValueError, match="path_obs_waypoints"):
+        Camar("random_grid", num_agents=2, path_obs=True, path_obs_waypoints=0)
+    with pytest.raises(ValueError, match="rewire_radius"):
+        Camar("random_grid", num_agents=2, path_obs={"rewire_radius": 5.0})
+    assert Camar("random_grid", num_agents=2, path_obs=True).path_obs.num_iters == 3000
