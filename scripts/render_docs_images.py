@@ -53,6 +53,7 @@ SHOTS: dict[str, Shot] = {
     ),
     "jaxnav": Shot("jaxnav", steps=25, seed=2, kwargs={"num_agents": 4}),
     "mabrax": Shot("ant_4x2", steps=15),
+    "camar": Shot("camar_random_grid_v0", steps=1, seed=2, kwargs={"num_agents": 8, "obstacle_density": 0.3}),
 }
 
 
@@ -75,6 +76,41 @@ def save_png(frame: np.ndarray, path: Path) -> int:
     return path.stat().st_size
 
 
+def camar_planner_gif(path: Path, size: int = 240, steps: int = 90) -> int:
+    """An RRT*+PD episode on a 12 x 12 random grid (8 agents strong enough to arrive
+    within ``steps``) as a GIF; returns its size in bytes."""
+    from jaxmarl.environments.camar.planning import PlannerConfig, follow, plan
+    from jaxmarl.viz import render_states, save_gif
+
+    env = jaxmarl.make(
+        "camar_random_grid_v0",
+        num_agents=8,
+        num_rows=12,
+        num_cols=12,
+        obstacle_density=0.2,
+        max_steps=steps,
+        dynamic_kwargs={"accel": 20.0},
+        goal_rad_range=(0.06, 0.06),
+    )
+
+    def episode(key: jax.Array) -> Any:
+        _, state = env.reset(key)
+        paths = plan(env, key, state, PlannerConfig(num_iters=800))
+
+        def body(state: Any, k: jax.Array) -> tuple[Any, Any]:
+            u = follow(env, state, paths)
+            _, new, _, _, _ = env.step_env(k, state, {a: u[i] for i, a in enumerate(env.agents)})
+            return new, new
+
+        _, states = jax.lax.scan(body, state, jax.random.split(key, steps - 1))
+        return jax.tree.map(lambda first, rest: jax.numpy.concatenate([first[None], rest]), state, states)
+
+    states = jax.jit(episode)(jax.random.PRNGKey(4))
+    frames = render_states(env, jax.tree.map(lambda x: x[::3], states), size=size)
+    save_gif(frames, path, fps=10)
+    return path.stat().st_size
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -92,6 +128,9 @@ def main() -> None:
         path = OUT_DIR / f"{family}.png"
         nbytes = save_png(frame, path)
         print(f"{path}: {frame.shape[1]} x {frame.shape[0]}, {nbytes / 1024:.1f} KB")
+        if family == "camar":
+            gif = OUT_DIR / "camar.gif"
+            print(f"{gif}: {camar_planner_gif(gif) / 1024:.1f} KB")
 
 
 if __name__ == "__main__":
