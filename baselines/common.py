@@ -27,6 +27,25 @@ from jax.sharding import PartitionSpec as P
 CONFIG_DIR = Path(__file__).resolve().parent / "config"
 
 
+# Config folders shared by several families: PPO and A2C train on the same environment
+# configs (``actor_critic/env/``). Each env config takes its hyperparameters from
+# ``/hparams/<family>``, which every algorithm's own folder provides, so one ``env=...``
+# gives each algorithm its own settings for that environment.
+SHARED_CONFIG = {"ppo": "actor_critic", "a2c": "actor_critic"}
+
+
+def config_dirs(family: str) -> list[Path]:
+    """The folders hydra composes ``family``'s config from, its own first."""
+    shared = SHARED_CONFIG.get(family)
+    return [CONFIG_DIR / family] + ([CONFIG_DIR / shared] if shared else [])
+
+
+def searchpath_overrides(family: str) -> list[str]:
+    """The hydra override adding ``family``'s shared config folders to its search path."""
+    extra = config_dirs(family)[1:]
+    return [f"hydra.searchpath=[{','.join(f'file://{d}' for d in extra)}]"] if extra else []
+
+
 def compose_config(family: str, overrides: list[str] | tuple[str, ...] = ()) -> dict:
     """The resolved hydra config of ``baselines/config/<family>`` with ``overrides``
     (``["alg=mappo_ff", "NUM_SEEDS=4"]``), as the training script would see it."""
@@ -35,7 +54,7 @@ def compose_config(family: str, overrides: list[str] | tuple[str, ...] = ()) -> 
 
     register_resolvers()
     with initialize_config_dir(config_dir=str(CONFIG_DIR / family), version_base=None):
-        cfg = compose("config", overrides=list(overrides))
+        cfg = compose("config", overrides=searchpath_overrides(family) + list(overrides))
     return cast(dict, OmegaConf.to_container(cfg, resolve=True))
 
 

@@ -8,279 +8,33 @@ PPO (Schulman et al., 2017) with one set of parameters shared by all agents
 (de Witt et al., 2020; Yu et al., 2022). IPPO and MAPPO differ only in what the critic
 sees: the agent's own observation (``CRITIC: local``) or the environment's centralised
 state, ``env.get_global_state``, plus a one-hot agent id (``CRITIC: world``). Networks
-are feed-forward or GRU (``NETWORK: ff | rnn``). Agents with different spaces are padded
-to a common shape and masked (``jaxmarl.wrappers.AgentBatcher``), with a one-hot agent id
-appended to the observations so the shared policy can tell them apart.
+are feed-forward or GRU (``NETWORK: ff | rnn``).
 
-Environments that report a shaped reward in ``info["shaped_reward"]`` (Overcooked) can
-train on it: with ``REW_SHAPING_HORIZON`` set, it is added to the reward with a
-coefficient annealed linearly from 1 to 0 over that many environment steps (the
-JaxMARL paper's Overcooked training); logged returns stay the environment's own.
-
-Time limits are truncations: when an episode is cut short, the critic's value of the
-state it ended in (``info["final_obs"]`` / ``info["final_state"]``) is added to the last
-reward, so advantages bootstrap correctly instead of treating the cut as an end.
-
-The file reads top to bottom as the algorithm: distributions, networks, rollout,
-advantages, loss, update, ``make_learner(config)`` (the loop as ``init`` and ``update``,
-which the command line runs in checkpointed slices) and ``make_train(config)`` returning
-a pure ``train(rng)``, and the hydra ``main``. Configuration: ``baselines/config/ppo``
-(``alg/`` and ``env/`` groups).
+What PPO shares with A2C (distributions, networks, padding of heterogeneous agents, the
+rollout with its bootstrapping at time limits, GAE, acting with trained parameters) is in
+:mod:`baselines.actor_critic`. This file reads top to bottom as what is PPO's own: the
+clipped loss, the epochs of minibatch updates, ``make_learner(config)`` (the loop as
+``init`` and ``update``, which the command line runs in checkpointed slices),
+``make_train(config)`` returning a pure ``train(rng)``, and the hydra ``main``.
+Configuration: ``baselines/config/ppo`` (``alg/`` and ``env/`` groups).
 """
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import Any
 
-import distrax
-import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import numpy as np
 import optax
-from flax.linen.initializers import constant
 from flax.training.train_state import TrainState
 
-import jaxmarl
-from baselines import runs
-from baselines.common import Learner, ScannedGRU, env_state_of, episode_metrics, orthogonal
-from jaxmarl.wrappers import AgentBatcher, LogWrapper
+from baselines import actor_critic, runs
+from baselines.actor_critic import RunnerState, gae, make_rollout, run_actor, run_critic, setup
+from baselines.common import Learner, episode_metrics
 
-# ------------------------------------------------------------------ distributions
-
-
-class Policy(NamedTuple):
-    """An action distribution over ``(..., num_agents)`` actors.
-
-    Discrete: ``logits`` ``(..., n)`` with illegal actions masked out. Continuous: a
-    diagonal Gaussian ``mean`` ``(..., d)``, ``log_std`` ``(d,)`` and ``dim_mask``
-    ``(..., d)`` marking the dimensions the agent really has (padding is ignored).
-    """
-
-    logits: jax.Array | None = None
-    mean: jax.Array | None = None
-    log_std: jax.Array | None = None
-    dim_mask: jax.Array | None = None
-
-    def sample(self, key: jax.Array) -> jax.Array:
-        if self.logits is not None:
-            return jax.random.categorical(key, self.logits)
-        assert self.mean is not None and self.log_std is not None
-        return self.mean + jnp.exp(self.log_std) * jax.random.normal(key, self.mean.shape)
-
-    def mode(self) -> jax.Array:
-        return jnp.argmax(self.logits, -1) if self.logits is not None else self.mean  # type: ignore[return-value]
-
-    def log_prob(self, action: jax.Array) -> jax.Array:
-        if self.logits is not None:
-            return distrax.Categorical(logits=self.logits).log_prob(action)
-        assert self.mean is not None and self.log_std is not None
-        per_dim = distrax.Normal(self.mean, jnp.exp(self.log_std)).log_prob(action)
-        return jnp.sum(per_dim * self.dim_mask, axis=-1)
-
-    def entropy(self) -> jax.Array:
-        if self.logits is not None:
-            return distrax.Categorical(logits=self.logits).entropy()
-        assert self.mean is not None and self.log_std is not None
-        per_dim = distrax.Normal(self.mean, jnp.exp(self.log_std)).entropy()
-        return jnp.sum(per_dim * self.dim_mask, axis=-1)
-
-
-# ----------------------------------------------------------------------- networks
-# Inputs are time-major, (time, actors, features); feed-forward networks ignore the
-# hidden state and the reset flags, recurrent ones reset where a new episode starts.
-
-
-def activation_fn(name: str) -> Any:
-    return {"tanh": nn.tanh, "relu": nn.relu}[name]
-
-
-class Torso(nn.Module):
-    """Shared body of the actor and the critic: an MLP (``ff``) or, for ``rnn``, a dense
-    embedding, a GRU and a dense layer (the JaxMARL paper's Table 6 layouts)."""
-
-    network: str
-    width: int
-    layers: int
-    activation: str
-
-    @nn.compact
-    def __call__(self, hidden: jax.Array, x: jax.Array, resets: jax.Array) -> tuple[jax.Array, jax.Array]:
-        act = activation_fn(self.activation)
-        dense = functools.partial(nn.Dense, kernel_init=orthogonal(np.sqrt(2)), bias_init=constant(0.0))
-        if self.network == "ff":
-            for _ in range(self.layers):
-                x = act(dense(self.width)(x))
-            return hidden, x
-        x = act(dense(self.width)(x))
-        hidden, x = ScannedGRU(self.width)(hidden, (x, resets))
-        for _ in range(self.layers - 1):
-            x = act(dense(self.width)(x))
-        return hidden, x
-
-
-class Actor(nn.Module):
-    network: str
-    width: int
-    layers: int
-    activation: str
-    action_dim: int
-    discrete: bool
-
-    @nn.compact
-    def __call__(
-        self, hidden: jax.Array, obs: jax.Array, resets: jax.Array, avail: jax.Array
-    ) -> tuple[jax.Array, Policy]:
-        hidden, x = Torso(self.network, self.width, self.layers, self.activation)(hidden, obs, resets)
-        out = nn.Dense(self.action_dim, kernel_init=orthogonal(0.01), bias_init=constant(0.0))(x)
-        if self.discrete:
-            return hidden, Policy(logits=jnp.where(avail, out, -1e9))
-        log_std = self.param("log_std", nn.initializers.zeros, (self.action_dim,))
-        return hidden, Policy(mean=out, log_std=log_std, dim_mask=avail.astype(out.dtype))
-
-
-class Critic(nn.Module):
-    network: str
-    width: int
-    layers: int
-    activation: str
-
-    @nn.compact
-    def __call__(self, hidden: jax.Array, x: jax.Array, resets: jax.Array) -> tuple[jax.Array, jax.Array]:
-        hidden, x = Torso(self.network, self.width, self.layers, self.activation)(hidden, x, resets)
-        value = nn.Dense(1, kernel_init=orthogonal(1.0), bias_init=constant(0.0))(x)
-        return hidden, jnp.squeeze(value, -1)
-
-
-def run_actor(
-    actor: Actor, params: Any, hidden: jax.Array, obs: jax.Array, resets: jax.Array, avail: jax.Array
-) -> tuple[jax.Array, Policy]:
-    """Apply the actor to time-major inputs ``(time, actors, ...)``."""
-    return cast(tuple[jax.Array, Policy], actor.apply(params, hidden, obs, resets, avail))
-
-
-def run_critic(
-    critic: Critic, params: Any, hidden: jax.Array, x: jax.Array, resets: jax.Array
-) -> tuple[jax.Array, jax.Array]:
-    """Apply the critic to time-major inputs ``(time, actors, ...)``; values ``(time, actors)``."""
-    return cast(tuple[jax.Array, jax.Array], critic.apply(params, hidden, x, resets))
-
-
-class Setup(NamedTuple):
-    """What ``make_train`` derives from the config (the config itself is not changed)."""
-
-    env: Any  # the LogWrapper-ed environment
-    batcher: AgentBatcher
-    actor: Actor
-    critic: Critic
-    num_envs: int
-    num_actors: int  # num_envs * num_agents
-    num_updates: int
-    hidden_width: int
-    critic_dim: int
-
-
-def setup(config: dict) -> Setup:
-    """Environment, batcher and networks for ``config``."""
-    env = LogWrapper(jaxmarl.make(config["ENV_NAME"], **config.get("ENV_KWARGS", {})))
-    agent_ids = config.get("AGENT_IDS", "auto")
-    batcher = AgentBatcher(env, agent_ids if agent_ids == "auto" else bool(agent_ids))
-    network = config["NETWORK"]
-    if network not in ("ff", "rnn"):
-        raise ValueError(f"NETWORK must be 'ff' or 'rnn', got {network!r}")
-    if config["CRITIC"] not in ("local", "world"):
-        raise ValueError(f"CRITIC must be 'local' (IPPO) or 'world' (MAPPO), got {config['CRITIC']!r}")
-    width = config["FF_WIDTH"] if network == "ff" else config["RNN_WIDTH"]
-    layers = config["FF_LAYERS"] if network == "ff" else config["RNN_LAYERS"]
-    actor = Actor(network, width, layers, config["ACTIVATION"], batcher.action_dim, batcher.discrete)
-    critic = Critic(network, width, layers, config["ACTIVATION"])
-    num_envs = int(config["NUM_ENVS"])
-    num_updates = int(config["TOTAL_TIMESTEPS"]) // int(config["NUM_STEPS"]) // num_envs
-    if num_updates < 1:
-        raise ValueError("TOTAL_TIMESTEPS must cover at least one update of NUM_STEPS * NUM_ENVS steps")
-    if config["CRITIC"] == "world":
-        state = jax.eval_shape(env.reset, jax.random.PRNGKey(0))[1]
-        critic_dim = jax.eval_shape(env.get_global_state, state).shape[0] + batcher.num_agents
-    else:
-        critic_dim = batcher.obs_dim
-    return Setup(
-        env, batcher, actor, critic, num_envs, num_envs * batcher.num_agents, num_updates, width, critic_dim
-    )
-
-
-def critic_inputs(config: dict, s: Setup, obs: jax.Array, env_state: Any) -> jax.Array:
-    """What the critic sees, ``(num_envs, num_agents, critic_dim)``: the agents' own
-    (batched) observations for IPPO, or the world state and a one-hot id for MAPPO."""
-    if config["CRITIC"] == "local":
-        return obs
-    world = jax.vmap(s.env.get_global_state)(env_state)  # (num_envs, state_dim)
-    n = s.batcher.num_agents
-    world = jnp.broadcast_to(world[:, None, :], (world.shape[0], n, world.shape[1]))
-    ids = jnp.broadcast_to(jnp.eye(n, dtype=world.dtype), (world.shape[0], n, n))
-    return jnp.concatenate([world, ids], axis=-1)
-
-
-class Transition(NamedTuple):
-    """One step of the rollout; arrays are ``(num_actors, ...)`` (envs x agents)."""
-
-    obs: jax.Array  # (num_actors, obs_dim)
-    critic_in: jax.Array  # (num_actors, critic_dim) for MAPPO; (num_actors, 0) for IPPO (= obs)
-    resets: jax.Array  # (num_actors,) a new episode starts with this step's input
-    avail: jax.Array  # (num_actors, action_dim)
-    action: jax.Array  # (num_actors,) or (num_actors, action_dim)
-    log_prob: jax.Array  # (num_actors,)
-    value: jax.Array  # (num_actors,)
-    reward: jax.Array  # (num_actors,) with the bootstrap value added at truncations
-    done: jax.Array  # (num_actors,) the agent's episode ended with this step
-
-
-class Episodes(NamedTuple):
-    """Episodes that ended at one step (from the LogWrapper), ``(num_envs, num_agents)``."""
-
-    returned: jax.Array  # an episode finished
-    returns: jax.Array  # its return
-    lengths: jax.Array  # its length
-    metrics: dict  # the env's episode metrics (win_rate, score ...), name -> (num_envs,)
-
-
-class RunnerState(NamedTuple):
-    train_state: TrainState
-    env_state: Any
-    obs: jax.Array  # (num_actors, obs_dim)
-    resets: jax.Array  # (num_actors,)
-    actor_hidden: jax.Array  # (num_actors, hidden)
-    critic_hidden: jax.Array  # (num_actors, hidden)
-    key: jax.Array
-    update: jax.Array  # int32 (), updates done
-
-
-def gae(
-    rewards: jax.Array, values: jax.Array, dones: jax.Array, last_value: jax.Array, gamma: float, lam: float
-) -> tuple[jax.Array, jax.Array]:
-    """Generalised advantage estimates and value targets (Schulman et al., 2016).
-
-    Args:
-        rewards, values, dones: ``(num_steps, num_actors)``; ``dones[t]`` is true when the
-            actor's episode ended with step ``t`` (nothing is bootstrapped past it).
-        last_value: ``(num_actors,)`` value of the observation after the last step.
-
-    Returns:
-        ``(advantages, targets)``, each ``(num_steps, num_actors)``.
-    """
-
-    def backward(carry: tuple, step: tuple) -> tuple[tuple, jax.Array]:
-        advantage, next_value = carry
-        reward, value, done = step
-        not_done = 1.0 - done
-        delta = reward + gamma * next_value * not_done - value
-        advantage = delta + gamma * lam * not_done * advantage
-        return (advantage, value), advantage
-
-    init = (jnp.zeros_like(last_value), last_value)
-    _, advantages = jax.lax.scan(backward, init, (rewards, values, dones.astype(rewards.dtype)), reverse=True)
-    return advantages, advantages + values
+# evaluate.py and jaxmarl.load_policy act with a run's parameters through its script.
+make_policy = actor_critic.make_policy
 
 
 def make_learner(config: dict, progress: Any = None) -> Learner:
@@ -290,9 +44,9 @@ def make_learner(config: dict, progress: Any = None) -> Learner:
     ``progress(update, return_mean, *env_metrics)``, if given, is called from inside the
     loop (through ``jax.debug.callback``) after every update."""
     s = setup(config)
+    rollout = make_rollout(config, s)
     metric_names = runs.env_metric_names(s.env)
-    env, batcher = s.env, s.batcher
-    num_envs, num_actors, num_agents = s.num_envs, s.num_actors, batcher.num_agents
+    num_envs, num_actors = s.num_envs, s.num_actors
     num_steps, gamma = int(config["NUM_STEPS"]), float(config["GAMMA"])
     minibatches, epochs = int(config["NUM_MINIBATCHES"]), int(config["UPDATE_EPOCHS"])
     clip_eps = float(config["CLIP_EPS"])
@@ -303,81 +57,10 @@ def make_learner(config: dict, progress: Any = None) -> Learner:
         what = "NUM_ENVS * num_agents" if recurrent else "NUM_STEPS * NUM_ENVS * num_agents"
         raise ValueError(f"NUM_MINIBATCHES={minibatches} must divide {what} = {batch_axis}")
     mb_size = batch_axis // minibatches  # actors (recurrent) or steps (feed-forward) per minibatch
-    shaping_horizon = float(config.get("REW_SHAPING_HORIZON") or 0)  # env steps; 0: no shaped reward
 
     def schedule(count: jax.Array) -> jax.Array:
         frac = 1.0 - (count // (minibatches * epochs)) / s.num_updates
         return config["LR"] * frac if config["ANNEAL_LR"] else config["LR"]
-
-    def to_actors(x: jax.Array) -> jax.Array:  # (num_envs, num_agents, ...) -> (num_actors, ...)
-        return x.reshape((num_actors, *x.shape[2:]))
-
-    def batched_obs(obs: dict) -> jax.Array:
-        return jax.vmap(batcher.obs)(obs)  # (num_envs, num_agents, obs_dim)
-
-    def apply_critic(params: Any, hidden: jax.Array, x: jax.Array, resets: jax.Array) -> tuple:
-        hidden, value = run_critic(s.critic, params, hidden, x[None], resets[None])
-        return hidden, value[0]
-
-    # ------------------------------------------------------------ rollout
-    def env_step(runner: RunnerState, _: None) -> tuple[RunnerState, tuple[Transition, Episodes]]:
-        params = runner.train_state.params
-        key, key_act, key_env = jax.random.split(runner.key, 3)
-        avail = to_actors(jax.vmap(batcher.avail)(jax.vmap(env.get_avail_actions)(runner.env_state)))
-        actor_hidden, pi = run_actor(
-            s.actor, params["actor"], runner.actor_hidden, runner.obs[None], runner.resets[None], avail[None]
-        )
-        action = pi.sample(key_act)[0]
-        log_prob = pi.log_prob(action[None])[0]
-        critic_in = to_actors(
-            critic_inputs(config, s, runner.obs.reshape(num_envs, num_agents, -1), runner.env_state)
-        )
-        critic_hidden, value = apply_critic(params["critic"], runner.critic_hidden, critic_in, runner.resets)
-
-        env_actions = jax.vmap(batcher.actions)(action.reshape((num_envs, num_agents, *action.shape[1:])))
-        obs, env_state, reward, done, info = jax.vmap(env.step)(
-            jax.random.split(key_env, num_envs), runner.env_state, env_actions
-        )
-        reward = to_actors(jax.vmap(batcher.per_agent)(reward))
-        if shaping_horizon > 0:  # the env's info["shaped_reward"], annealed from 1 to 0
-            coef = jnp.maximum(0.0, 1.0 - runner.update * num_steps * num_envs / shaping_horizon)
-            reward = reward + coef * to_actors(jax.vmap(batcher.per_agent)(info["shaped_reward"]))
-        agent_done = to_actors(jax.vmap(batcher.per_agent)(done))
-        truncated = to_actors(jax.vmap(batcher.per_agent)(info["truncated"]))
-        # Bootstrap truncated episodes from the state they ended in.
-        final_in = critic_inputs(config, s, batched_obs(info["final_obs"]), info["final_state"])
-        _, final_value = apply_critic(
-            params["critic"], critic_hidden, to_actors(final_in), jnp.zeros_like(runner.resets)
-        )
-        reward = reward + gamma * jax.lax.stop_gradient(final_value) * truncated
-
-        transition = Transition(
-            obs=runner.obs,
-            critic_in=critic_in if world_critic else critic_in[:, :0],  # IPPO: the obs, not stored twice
-            resets=runner.resets,
-            avail=avail,
-            action=action,
-            log_prob=log_prob,
-            value=value,
-            reward=reward,
-            done=agent_done,
-        )
-        episodes = Episodes(
-            info["returned_episode"],
-            info["returned_episode_returns"],
-            info["returned_episode_lengths"],
-            info["returned_episode_metrics"],
-        )
-        episode_over = jnp.repeat(done["__all__"], num_agents)
-        runner = runner._replace(
-            env_state=env_state,
-            obs=to_actors(batched_obs(obs)),
-            resets=episode_over,
-            actor_hidden=actor_hidden,
-            critic_hidden=critic_hidden,
-            key=key,
-        )
-        return runner, (transition, episodes)
 
     # --------------------------------------------------------------- loss
     def loss_fn(params: Any, batch: tuple) -> tuple[jax.Array, dict]:
@@ -449,13 +132,7 @@ def make_learner(config: dict, progress: Any = None) -> Learner:
     def update_step(runner: RunnerState, index: jax.Array) -> tuple[RunnerState, dict]:
         del index  # the runner counts its updates
         actor_h0, critic_h0 = runner.actor_hidden, runner.critic_hidden
-        runner, (traj, episodes) = jax.lax.scan(env_step, runner, None, num_steps)
-        last_in = to_actors(
-            critic_inputs(config, s, runner.obs.reshape(num_envs, num_agents, -1), runner.env_state)
-        )
-        _, last_value = apply_critic(
-            runner.train_state.params["critic"], runner.critic_hidden, last_in, runner.resets
-        )
+        runner, traj, episodes, last_value = rollout.collect(runner)
         advantages, targets = gae(traj.reward, traj.value, traj.done, last_value, gamma, config["GAE_LAMBDA"])
 
         key, key_update = jax.random.split(runner.key)
@@ -467,34 +144,9 @@ def make_learner(config: dict, progress: Any = None) -> Learner:
         runs.report_progress(progress, runner.update, metrics, metric_names)
         return runner._replace(train_state=carry[0], key=key, update=update), metrics
 
-    # --------------------------------------------------------------- init
     def init(rng: jax.Array) -> RunnerState:
-        key_actor, key_critic, key_reset, key_run = jax.random.split(rng, 4)
-        hidden = jnp.zeros((num_actors, s.hidden_width))
-        no_reset = jnp.zeros((1, num_actors), bool)
-        params = {
-            "actor": s.actor.init(
-                key_actor,
-                hidden,
-                jnp.zeros((1, num_actors, batcher.obs_dim)),
-                no_reset,
-                jnp.ones((1, num_actors, batcher.action_dim), bool),
-            ),
-            "critic": s.critic.init(key_critic, hidden, jnp.zeros((1, num_actors, s.critic_dim)), no_reset),
-        }
         tx = optax.chain(optax.clip_by_global_norm(config["MAX_GRAD_NORM"]), optax.adam(schedule, eps=1e-5))
-        train_state = TrainState.create(apply_fn=None, params=params, tx=tx)
-        obs, env_state = jax.vmap(env.reset)(jax.random.split(key_reset, num_envs))
-        return RunnerState(
-            train_state=train_state,
-            env_state=env_state,
-            obs=to_actors(batched_obs(obs)),
-            resets=jnp.ones((num_actors,), bool),
-            actor_hidden=hidden,
-            critic_hidden=hidden,
-            key=key_run,
-            update=jnp.zeros((), jnp.int32),
-        )
+        return rollout.init(rng, tx)
 
     return Learner(init, update_step, s.num_updates, lambda runner: runner.train_state.params)
 
@@ -504,40 +156,6 @@ def make_train(config: dict, progress: Any = None) -> Any:
     so ``jax.jit(jax.vmap(train))(keys)`` trains one agent population per key (the whole
     run under one ``jit``)."""
     return make_learner(config, progress).train
-
-
-# --------------------------------------------------------------- acting (evaluation)
-
-
-def make_policy(config: dict) -> tuple[Any, Any, Any]:
-    """``(env, init_hidden, act)`` to run trained parameters of one seed: the environment
-    (as ``jaxmarl.make`` builds it),
-    ``act(params, hidden, obs_dict, env_state, resets, key, greedy) -> (hidden, actions)``
-    for one environment (``env_state`` its state, or a ``LogWrapper``'s around it), and
-    ``init_hidden()`` its initial hidden state."""
-    s = setup(config)
-    env, batcher = s.env.unwrapped, s.batcher
-
-    def init_hidden() -> jax.Array:
-        return jnp.zeros((batcher.num_agents, s.hidden_width))
-
-    def act(
-        params: Any,
-        hidden: jax.Array,
-        obs: dict,
-        env_state: Any,
-        resets: jax.Array,
-        key: jax.Array,
-        greedy: bool,
-    ) -> tuple:
-        avail = batcher.avail(env.get_avail_actions(env_state_of(env_state)))
-        x = batcher.obs(obs)
-        resets = jnp.broadcast_to(resets, (batcher.num_agents,))
-        hidden, pi = run_actor(s.actor, params["actor"], hidden, x[None], resets[None], avail[None])
-        action = pi.mode() if greedy else pi.sample(key)
-        return hidden, batcher.actions(action[0])
-
-    return env, init_hidden, act
 
 
 # ------------------------------------------------------------------------- main

@@ -91,6 +91,7 @@ class Progress:
         self.pending: dict[int, list[np.ndarray]] = {}
         self.start_time: float | None = None
         self.start_update = first_update
+        self.latest: np.ndarray | None = None  # the latest mean return and metrics that were not NaN
 
     def __call__(self, update: Any, episode_return: Any, *metrics: Any) -> None:
         update = int(np.asarray(update).ravel()[0])
@@ -103,6 +104,8 @@ class Progress:
         if reported < self.num_seeds:
             return
         complete = np.concatenate(self.pending.pop(update), axis=1)
+        means = np.array([self._mean(row) for row in complete])
+        self.latest = means if self.latest is None else np.where(np.isnan(means), self.latest, means)
         for old in [u for u in self.pending if u < update]:
             del self.pending[old]
         now = time.perf_counter()
@@ -110,19 +113,22 @@ class Progress:
             self.start_time, self.start_update = now, update + 1
         if update + 1 >= self.total_updates or now - self.last_print >= self.interval:
             self.last_print = now
-            print(self.line(update, complete, now), flush=True)
+            print(self.line(update, now), flush=True)
 
     @staticmethod
     def _mean(values: np.ndarray) -> float:
         finite = values[~np.isnan(values)]
         return float(finite.mean()) if finite.size else math.nan
 
-    def line(self, update: int, values: np.ndarray, now: float) -> str:
-        """The progress line of ``update`` given every seed's return and metrics."""
-        ret = self._mean(values[0])
+    def line(self, update: int, now: float) -> str:
+        """The progress line of ``update``: the mean over seeds of the return and of each
+        metric. Where no episode ended in this update (rollouts shorter than an episode)
+        it shows the latest update's in which one did; ``n/a`` until then."""
+        assert self.latest is not None
+        ret = self.latest[0]
         text = f"{ret:9.3f}" if not math.isnan(ret) else "      n/a"
         extra = "".join(
-            f" | {name} " + (f"{m:.3f}" if not math.isnan(m := self._mean(values[i + 1])) else "n/a")
+            f" | {name} " + (f"{m:.3f}" if not math.isnan(m := self.latest[i + 1]) else "n/a")
             for i, name in enumerate(self.metric_names)
         )
         timesteps = (update + 1) * self.steps_per_update
@@ -234,7 +240,8 @@ def plot_learning_curve(path: Path, timesteps: np.ndarray, curves: dict[str, np.
 
     Args:
         timesteps: ``(num_updates,)``.
-        curves: name -> ``(num_seeds, num_updates)``; NaN where no episode finished.
+        curves: name -> ``(num_seeds, num_updates)``; NaN where no episode finished
+            (those updates are left out of the line).
 
     Raises:
         ImportError: without matplotlib (``pip install -e ".[baselines]"``).
@@ -252,9 +259,12 @@ def plot_learning_curve(path: Path, timesteps: np.ndarray, curves: dict[str, np.
             warnings.simplefilter("ignore", RuntimeWarning)
             mean = np.nanmean(values, axis=0)
             low, high = np.nanmin(values, axis=0), np.nanmax(values, axis=0)
-        ax.plot(timesteps, mean, label=f"mean of {values.shape[0]} seed(s)")
+        # Updates in which no episode ended (NaN) are left out, so that short rollouts
+        # (A2C's 10 steps, a 25-step episode) still draw a line through the others.
+        ended = ~np.isnan(mean)
+        ax.plot(timesteps[ended], mean[ended], label=f"mean of {values.shape[0]} seed(s)")
         if values.shape[0] > 1:
-            ax.fill_between(timesteps, low, high, alpha=0.3, label="min-max over seeds")
+            ax.fill_between(timesteps[ended], low[ended], high[ended], alpha=0.3, label="min-max over seeds")
         ax.set_xlabel("timesteps")
         ax.set_ylabel("episode return (mean over agents)" if name == "return_mean" else name)
         ax.grid(alpha=0.3)
@@ -645,13 +655,13 @@ def check_overrides(family: str, overrides: list[str]) -> None:
 
     from omegaconf import OmegaConf
 
-    config_dir = common.CONFIG_DIR / family
-    groups = {p.name for p in config_dir.iterdir() if p.is_dir()}
+    dirs = common.config_dirs(family)
+    groups = {p.name for d in dirs for p in d.iterdir() if p.is_dir()}
     plain = [o for o in overrides if "=" in o and not o.startswith(("hydra.", "+", "~", "-"))]
     for override in plain:
         key, value = override.split("=", 1)
         if key in groups and "," not in value:  # a comma is a multirun sweep, checked per job
-            options = sorted(p.stem for p in (config_dir / key).glob("*.yaml"))
+            options = sorted({p.stem for d in dirs for p in (d / key).glob("*.yaml")})
             if value not in options:
                 close = difflib.get_close_matches(value, options, n=3)
                 hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
@@ -696,6 +706,8 @@ def hydra_main(config_path: str, run: Callable[..., dict]) -> None:
     common.register_resolvers()
     config_dir = str(Path(__file__).resolve().parent / config_path)
     args = sys.argv[1:]
+    # Shared config folders (common.SHARED_CONFIG) join hydra's search path.
+    sys.argv = [sys.argv[0], *common.searchpath_overrides(Path(config_path).name), *args]
     if not any(a.startswith("-") for a in args) and not any(a.startswith("resume=") for a in args):
         try:  # hydra's own report of a typo is several lines; ours is one
             check_overrides(Path(config_path).name, args)

@@ -253,7 +253,8 @@ def test_run_names_and_titles_carry_the_scenario_or_layout():
 
     common.register_resolvers()
     with initialize_config_dir(config_dir=str(common.CONFIG_DIR / "ppo"), version_base=None):
-        cfg = compose("config", overrides=["env=smax_3s5z", "alg=mappo_rnn"], return_hydra_config=True)
+        overrides = [*common.searchpath_overrides("ppo"), "env=smax_3s5z", "alg=mappo_rnn"]
+        cfg = compose("config", overrides=overrides, return_hydra_config=True)
         run_dir = str(cfg.hydra.run.dir)
     assert run_dir.endswith("_mappo_rnn_HeuristicEnemySMAX-3s5z"), run_dir
     config = common.compose_config("ppo", ["env=overcooked_counter_circuit"])
@@ -278,6 +279,22 @@ def test_progress_prints_each_update_once_with_every_seed(capsys):
     ]
     assert "return     2.000 | win_rate 0.750" in lines[0]
     assert "return     3.000 | win_rate 1.000" in lines[2]
+
+
+def test_progress_shows_the_latest_return_while_no_episode_ends(capsys):
+    """Rollouts shorter than an episode (A2C) leave most updates without a return."""
+    progress = runs.Progress(4, 10, num_seeds=1, interval=0.0)
+    progress(0, float("nan"))
+    progress(1, 2.5)
+    progress(2, float("nan"))
+    progress(3, -1.0)
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("|")[2].strip() for line in lines] == [
+        "return       n/a",
+        "return     2.500",
+        "return     2.500",
+        "return    -1.000",
+    ]
 
 
 def test_smax_win_rate_reaches_the_metrics_file_and_the_evaluation(tmp_path):
