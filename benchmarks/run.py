@@ -63,7 +63,7 @@ MODES: dict[str, dict[str, Any]] = {
 }
 
 # Baseline scripts with a training-throughput entry: family -> extra overrides.
-TRAIN_FAMILIES = ["ppo", "qlearning"]
+TRAIN_FAMILIES = ["ppo", "a2c", "qlearning"]
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
