@@ -1,7 +1,11 @@
-"""Evaluate a finished training run: returns over fixed evaluation keys, and a GIF.
+"""Evaluate finished training runs: returns over fixed evaluation keys, and a GIF.
 
     python baselines/evaluate.py run=outputs/<run-folder>
     python baselines/evaluate.py run=outputs/<run-folder> EVAL_EPISODES=256 GREEDY=true
+    python baselines/evaluate.py run=outputs/<a2c run> run=outputs/<ippo run> ...
+
+Several ``run=`` arguments evaluate each run in turn with the same settings, so every
+run plays the same episodes (what ``python -m jaxmarl.evaluation.compare`` needs).
 
 Every seed's trained policy plays ``EVAL_EPISODES`` episodes whose keys are fixed
 (``split(PRNGKey(EVAL_SEED), EVAL_EPISODES)``), and so does a uniformly random policy,
@@ -148,40 +152,57 @@ def write_gif(env: Any, act: Any, init_hidden: Any, params: Any, eval_cfg: dict,
     return save_gif(frames, run_dir / "eval" / "policy.gif")
 
 
+def report(run_dir: Path, result: dict) -> None:
+    """Write ``<run>/eval/eval.json`` and print the run's results."""
+    out = run_dir / "eval" / "eval.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2))
+    title = runs.run_title(
+        {"ALG_NAME": result["alg"], "ENV_NAME": result["env"], "ENV_KWARGS": result["env_kwargs"]}
+    )
+    print(f"{title}: {result['episodes']} episodes per seed (eval seed {result['eval_seed']})")
+    names = list(result["metrics"])
+    for seed, ret in enumerate(result["return_mean_per_seed"]):
+        extra = "".join(f", {n} {result['metrics'][n]['per_seed']['mean'][seed]:.3f}" for n in names)
+        print(f"  seed {seed}: return {ret:.3f} (mean over episodes and agents){extra}")
+    extra = "".join(f", {n} {result['random_metrics'][n]['mean']:.3f}" for n in names)
+    print(f"  random policy: return {result['random_return_mean']:.3f}{extra}")
+    print(f"wrote {out}" + (f" and {result['gif']}" if "gif" in result else ""))
+
+
 def main() -> None:
     import hydra
     from omegaconf import OmegaConf
 
-    if not any(arg.startswith("run=") for arg in sys.argv[1:]):
+    run_args = [arg for arg in sys.argv[1:] if arg.startswith("run=")]
+    if not run_args:
         print(
             "error: say which run to evaluate: python baselines/evaluate.py run=<run folder>", file=sys.stderr
         )
         sys.exit(2)
+    if len(run_args) > 1:  # run=A run=B ... -> one hydra list, run=['A','B',...]
+        folders = ",".join(repr(arg.split("=", 1)[1]) for arg in run_args)
+        sys.argv = [sys.argv[0], *(a for a in sys.argv[1:] if a not in run_args), f"run=[{folders}]"]
 
     @hydra.main(version_base=None, config_path="config", config_name="evaluate")
     def _main(cfg: Any) -> None:
         logging.getLogger("jax").setLevel(logging.WARNING)
         eval_cfg = cast(dict, OmegaConf.to_container(cfg, resolve=True))
-        run_dir = Path(eval_cfg["run"])
-        try:
-            result = evaluate(run_dir, eval_cfg)
-        except (runs.RunError, ValueError, TypeError) as err:
-            print(f"error: {err}", file=sys.stderr)
-            sys.exit(2)
-        out = run_dir / "eval" / "eval.json"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(result, indent=2))
-        title = runs.run_title(
-            {"ALG_NAME": result["alg"], "ENV_NAME": result["env"], "ENV_KWARGS": result["env_kwargs"]}
-        )
-        print(f"{title}: {result['episodes']} episodes per seed (eval seed {result['eval_seed']})")
-        names = list(result["metrics"])
-        for seed, ret in enumerate(result["return_mean_per_seed"]):
-            extra = "".join(f", {n} {result['metrics'][n]['per_seed']['mean'][seed]:.3f}" for n in names)
-            print(f"  seed {seed}: return {ret:.3f} (mean over episodes and agents){extra}")
-        extra = "".join(f", {n} {result['random_metrics'][n]['mean']:.3f}" for n in names)
-        print(f"  random policy: return {result['random_return_mean']:.3f}{extra}")
-        print(f"wrote {out}" + (f" and {result['gif']}" if "gif" in result else ""))
+        folders = eval_cfg["run"] if isinstance(eval_cfg["run"], list) else [eval_cfg["run"]]
+        for folder in folders:
+            try:
+                runs.load_run(Path(folder))  # every run is checked before any is evaluated
+            except runs.RunError as err:
+                print(f"error: {err}", file=sys.stderr)
+                sys.exit(2)
+        for folder in folders:
+            run_dir = Path(folder)
+            try:
+                result = evaluate(run_dir, eval_cfg)
+            except (runs.RunError, ValueError, TypeError) as err:
+                print(f"error: {err}", file=sys.stderr)
+                sys.exit(2)
+            report(run_dir, result)
 
     _main()
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from fast_compile import FAST_ENV, REPO, fast_compilation
+from fast_compile import FAST_ENV, REPO, fast_compilation, run_script
 
 from baselines import evaluate, runs
 from jaxmarl.evaluation import compare, statistics
@@ -384,11 +384,11 @@ A2C = {"NUM_ENVS": 2, "NUM_STEPS": 25, "TOTAL_TIMESTEPS": 100}
 def test_train_evaluate_and_compare_two_algorithms_on_two_tasks(tmp_path):
     """ippo_ff (PPO) and ia2c_ff (A2C), 2 seeds each, on two MPE tasks with tiny
     budgets (two updates of 2 envs x 25 steps: one MPE episode each), evaluated on the
-    same 3 episodes, then compared from the command line."""
+    same 3 episodes by one `baselines/evaluate.py run=A run=B ...` command, then compared
+    from the command line."""
     from baselines import a2c, common, ppo
 
-    folders, evaluations = [], {}
-    eval_cfg = {"EVAL_EPISODES": 3, "EVAL_SEED": 7, "GREEDY": False, "MAX_STEPS": 50, "GIF_STEPS": 0}
+    folders = []
     algorithms = (("ppo", ppo, "ippo_ff", PPO), ("a2c", a2c, "ia2c_ff", A2C))
     with fast_compilation():
         for family, module, alg, budget in algorithms:
@@ -397,11 +397,15 @@ def test_train_evaluate_and_compare_two_algorithms_on_two_tasks(tmp_path):
                 config = common.compose_config(family, overrides + [f"{k}={v}" for k, v in budget.items()])
                 folder = tmp_path / f"{alg}-{env}"
                 module.run(config, folder)
-                result = evaluate.evaluate(folder, eval_cfg)
-                (folder / "eval").mkdir()
-                (folder / "eval" / "eval.json").write_text(json.dumps(result))
                 folders.append(folder)
-                evaluations[alg, config["ENV_NAME"]] = result
+    # One command evaluates every run on the same episodes.
+    evaluation = [f"run={folder}" for folder in folders] + ["EVAL_EPISODES=3", "EVAL_SEED=7", "GIF_STEPS=0"]
+    done = run_script("baselines/evaluate.py", *evaluation)
+    assert done.stdout.count("random policy: return") == 4, done.stdout
+    evaluations = {}
+    for folder in folders:
+        result = json.loads((folder / "eval" / "eval.json").read_text())
+        evaluations[result["alg"], result["env"]] = result
     out = tmp_path / "comparison"
     command = ["-m", "jaxmarl.evaluation.compare", *map(str, folders), "--out", str(out), "--reps", "300"]
     done = subprocess.run([sys.executable, *command], cwd=REPO, capture_output=True, text=True, env=FAST_ENV)
