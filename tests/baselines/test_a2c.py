@@ -122,13 +122,13 @@ def test_an_update_is_one_adam_step_on_the_a2c_loss(alg, normalize):
 
 # ----------------------------------------------------------- every family
 
-FAMILIES = [  # between them: every alg, discrete, masked and continuous actions
+# Between them: every alg, discrete, masked and continuous actions. The environment side
+# (shared with PPO, baselines/actor_critic.py) is run on every family by PPO's tests.
+FAMILIES = [
     ("ia2c_ff", "mpe_simple_world_comm", {}),  # heterogeneous agents, padded and masked
     ("maa2c_ff", "mpe_simple_speaker_listener", {"ENV_KWARGS.action_type": "Continuous"}),
     ("ia2c_rnn", "switch_riddle", {}),  # masked: only the prisoner in the room acts
     ("maa2c_rnn", "smax_2s3z", {"ENV_KWARGS.scenario": "3m"}),  # masked moves and attacks
-    ("ia2c_ff", "hanabi", {"FF_WIDTH": 32}),  # masked: only the legal moves of the player on turn
-    ("maa2c_ff", "overcooked", {}),  # shaped reward annealed
     ("ia2c_ff", "camar_random_grid", {"ENV_KWARGS.num_agents": 2}),  # continuous, 2-d forces
 ]
 
