@@ -121,9 +121,7 @@ def run(config: dict, run_dir: Path | None = None, resume: bool = False) -> dict
     """Train ``config`` for every seed (printing progress) and, if ``run_dir`` is given,
     write the run folder there as it goes (continuing it with ``resume``). Returns the
     training output (params and metrics ``(num_seeds, num_updates, ...)``)."""
-    s = setup(config)
-    steps = int(config["NUM_STEPS"]) * s.num_envs
-    return runs.train_and_save(make_learner, config, run_dir, steps, s.batcher.agents, s.env, resume)
+    return actor_critic.train_and_save(make_learner, config, run_dir, resume)
 
 
 def main() -> None:

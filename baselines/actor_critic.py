@@ -37,6 +37,7 @@ from flax.linen.initializers import constant
 from flax.training.train_state import TrainState
 
 import jaxmarl
+from baselines import runs
 from baselines.common import ScannedGRU, env_state_of, orthogonal
 from jaxmarl.wrappers import AgentBatcher, LogWrapper
 
@@ -443,3 +444,15 @@ def make_policy(config: dict) -> tuple[Any, Any, Any]:
         return hidden, batcher.actions(action[0])
 
     return env, init_hidden, act
+
+
+# ------------------------------------------------------------------------ runs
+
+
+def train_and_save(make_learner: Callable[..., Any], config: dict, run_dir: Any, resume: bool) -> dict:
+    """A script's ``run``: train every seed of ``config`` with ``make_learner(config,
+    progress)`` (printing progress) and, if ``run_dir`` is given, write the run folder
+    there as it goes (continuing it with ``resume``); see :func:`baselines.runs.train_and_save`."""
+    s = setup(config)
+    steps = int(config["NUM_STEPS"]) * s.num_envs
+    return runs.train_and_save(make_learner, config, run_dir, steps, s.batcher.agents, s.env, resume)
