@@ -728,7 +728,11 @@ def hydra_main(config_path: str, run: Callable[..., dict]) -> None:
                 assert isinstance(composed, dict)
                 config = {str(k): v for k, v in composed.items() if k != "resume"}
             common.init_distributed(config)
-            print(f"{run_title(config)}, {config['NUM_SEEDS']} seed(s) -> {run_dir}", flush=True)
+            where = ""
+            if jax.process_count() > 1:
+                processes, devices = jax.process_count(), jax.device_count()
+                where = f" (process {jax.process_index()} of {processes}, {devices} devices)"
+            print(f"{run_title(config)}, {config['NUM_SEEDS']} seed(s){where} -> {run_dir}", flush=True)
             out = run(config, run_dir, resume=bool(resume))
         except Stopped as stopped:
             print(stopped, file=sys.stderr, flush=True)
@@ -743,7 +747,8 @@ def hydra_main(config_path: str, run: Callable[..., dict]) -> None:
             raise
         final = np.asarray(out["metrics"]["return_mean"])[:, -1]
         print(f"final return (mean over agents) per seed: {np.round(final, 3).tolist()}")
-        print(f"saved config.yaml, metrics.csv, {PARAMS} and learning_curve.png in {run_dir}")
+        if jax.process_index() == 0:  # the process that writes the run folder
+            print(f"saved config.yaml, metrics.csv, {PARAMS} and learning_curve.png in {run_dir}")
 
     _main()
 
