@@ -117,6 +117,14 @@ def longer_side_cells(env_id):
     env = make_env(env_id)
     if env_id.startswith(("MPE_", "camar_")) or "SMAX" in env_id or env_id in MABRAX or env_id == "jaxnav":
         return 1
+    if env_id in ("MMST-v0", "MultiCVRP-v0", "SearchAndRescue-v0"):  # graphs, plane, torus
+        return 1
+    if env_id == "RobotWarehouse-v0":
+        return max(env.grid_size)  # (rows, cols) of the floor
+    if env_id in ("Connector-v3", "LevelBasedForaging-v0"):
+        return env.grid_size
+    if env_id == "Cleaner-v0":
+        return max(env.num_rows, env.num_cols)
     if env_id == "switch_riddle":
         return max(env.num_agents, 3)  # the room is wider than its 2.25 cells of height
     if env_id == "coin_game" or env_id.startswith("storm"):
@@ -143,6 +151,10 @@ def expected_shape(env_id, size):
 
         w, h = table_units(env.config)
         return h * c, w * c
+    if env_id == "RobotWarehouse-v0":
+        return env.grid_size[0] * c, env.grid_size[1] * c
+    if env_id == "Cleaner-v0":
+        return env.num_rows * c, env.num_cols * c
     if env_id.startswith("camar_"):  # the map plus a circle's radius around it, longer side = size
         margin = 2 * env.map.landmark_rad
         w, h = env.map.width + margin, env.map.height + margin

@@ -66,6 +66,14 @@ PEERS: dict[str, Peer] = {
         same_jax=True,
         vectorised=True,
     ),
+    "jumanji": Peer(
+        name="jumanji",
+        label="Jumanji 1.1.2",
+        requirements=("jumanji==1.1.2",),
+        worker=BENCHMARKS / "peers" / "jumanji_throughput.py",
+        same_jax=True,
+        vectorised=True,
+    ),
     # Ours again, run as if it were a peer: exercises the whole harness without
     # installing anything (tests, dry runs). Its ratios only show the noise floor.
     "self": Peer(

@@ -70,7 +70,7 @@ class LeaverEnv(MultiAgentEnv):
 
 def short_episodes(env_id: str) -> dict[str, Any]:
     """``make`` keywords that give ``env_id`` a time limit of 4 steps (none for Hanabi,
-    whose games are finite but have no time limit).
+    whose games are finite but have no time limit, nor MultiCVRP, whose limit is fixed).
 
     MABrax also gets Brax's ``spring`` pipeline: the adapters never look at the
     physics, and it compiles in half the time of the default ``mjx`` (about 7 s
@@ -83,6 +83,10 @@ def short_episodes(env_id: str) -> dict[str, Any]:
         return {"num_inner_steps": 4, "num_outer_steps": 1}
     if ".hanabi" in entry:
         return {}
+    if ".jumanji.multi_cvrp" in entry:  # its limit is fixed: twice its (paper-sized) customers
+        return {}
+    if ".jumanji." in entry:
+        return {"time_limit": 4}
     if ".overcooked_v2" in entry:  # its default kitchen always starts alike (as JaxMARL's)
         return {"max_steps": 4, "random_agent_positions": True}
     return {"max_steps": 4}

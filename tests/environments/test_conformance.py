@@ -23,6 +23,12 @@ SHORTER = {
     for e in jaxmarl.registered_envs
     if str(spec(e).entry_point).startswith("jaxmarl.environments.mabrax")
 } | {e: {"max_steps": 30} for e in jaxmarl.registered_envs if e.startswith("camar_")}
+# Jumanji's tasks run 50 to 500 steps; MultiCVRP's limit is fixed (twice its customers).
+SHORTER |= {
+    e: {"time_limit": 30}
+    for e in jaxmarl.registered_envs
+    if str(spec(e).entry_point).startswith("jaxmarl.environments.jumanji") and e != "MultiCVRP-v0"
+}
 
 
 # Environments whose default episode always starts the same way (as in JaxMARL): Overcooked
