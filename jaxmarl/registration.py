@@ -237,3 +237,8 @@ register("SMAX", "jaxmarl.environments.smax:SMAX")
 register("HeuristicEnemySMAX", "jaxmarl.environments.smax:HeuristicEnemySMAX")
 register("LearnedPolicyEnemySMAX", "jaxmarl.environments.smax:LearnedPolicyEnemySMAX")
 register("hanabi", "jaxmarl.environments.hanabi:Hanabi")
+# Jumanji's multi-agent tasks, under Jumanji 1.1.2's ids
+_JUMANJI = "jaxmarl.environments.jumanji"
+register("MMST-v0", f"{_JUMANJI}.mmst:MMST")
+register("MultiCVRP-v0", f"{_JUMANJI}.multi_cvrp:MultiCVRP")
+register("SearchAndRescue-v0", f"{_JUMANJI}.search_and_rescue:SearchAndRescue")
