@@ -7,6 +7,8 @@
 (18,)
 """
 
+import importlib
+import importlib.util
 from typing import Any
 
 from jaxmarl.registration import make, register, registered_envs
@@ -22,4 +24,8 @@ def __getattr__(name: str) -> Any:
         from jaxmarl.policy import load_policy
 
         return load_policy
+    # Sub-packages are imported when first used: jaxmarl.environments.jumanji.connector works
+    # after a bare ``import jaxmarl``.
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'jaxmarl' has no attribute {name!r}")

@@ -239,6 +239,10 @@ register("LearnedPolicyEnemySMAX", "jaxmarl.environments.smax:LearnedPolicyEnemy
 register("hanabi", "jaxmarl.environments.hanabi:Hanabi")
 # Jumanji's multi-agent tasks, under Jumanji 1.1.2's ids
 _JUMANJI = "jaxmarl.environments.jumanji"
+register("RobotWarehouse-v0", f"{_JUMANJI}.robot_warehouse:RobotWarehouse")
+register("Connector-v3", f"{_JUMANJI}.connector:Connector")
+register("Cleaner-v0", f"{_JUMANJI}.cleaner:Cleaner")
 register("MMST-v0", f"{_JUMANJI}.mmst:MMST")
 register("MultiCVRP-v0", f"{_JUMANJI}.multi_cvrp:MultiCVRP")
+register("LevelBasedForaging-v0", f"{_JUMANJI}.lbf:LevelBasedForaging")
 register("SearchAndRescue-v0", f"{_JUMANJI}.search_and_rescue:SearchAndRescue")

@@ -37,6 +37,24 @@ def test_making_an_env_imports_only_its_family():
     assert result.stdout.strip() == "False"
 
 
+def test_sub_packages_are_reachable_from_a_bare_import():
+    """``jaxmarl.environments.jumanji.connector.ClusterGenerator`` after ``import jaxmarl``
+    alone (the packages load when first used); a misspelt name is an AttributeError."""
+    code = (
+        "import sys, jaxmarl\n"
+        "print('jaxmarl.environments' in sys.modules)\n"
+        "print(jaxmarl.environments.jumanji.connector.ClusterGenerator.__name__)\n"
+        "try:\n    jaxmarl.environments.jumanji.conector\n"
+        "except AttributeError as e:\n    print(e)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.splitlines() == [
+        "False",
+        "ClusterGenerator",
+        "module 'jaxmarl.environments.jumanji' has no attribute 'conector'",
+    ]
+
+
 def _modules():
     for info in pkgutil.walk_packages(jaxmarl.__path__, "jaxmarl."):
         if not info.name.endswith("__main__"):

@@ -55,6 +55,9 @@ def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
         module = importlib.import_module(f"{__name__}.{_EXPORTS[name]}")
         return getattr(module, name)
+    # The family packages are imported when first used (jaxmarl.environments.jumanji.lbf).
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

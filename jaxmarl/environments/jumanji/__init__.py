@@ -12,3 +12,14 @@ One sub-package per task (``robot_warehouse``, ``connector``, ``cleaner``, ``mms
 passed to ``make``; :mod:`jaxmarl.environments.jumanji.common` states the protocol a
 generator keeps, so users bring their own without subclassing anything.
 """
+
+import importlib
+import importlib.util
+from typing import Any
+
+
+def __getattr__(name: str) -> Any:
+    # The task packages are imported when first used (jaxmarl.environments.jumanji.lbf).
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
