@@ -123,7 +123,7 @@ def split_obs(obs: np.ndarray, A: int, N: int) -> dict[str, np.ndarray]:
         position=obs[..., N],
         positions=obs[..., N + 1 : N + 1 + A],
         adj_matrix=obs[..., N + 1 + A : N + 1 + A + N * N],
-        step_count=obs[..., -1],
+        time=obs[..., -1],
     )
 
 
@@ -167,9 +167,8 @@ def test_episodes_match_jumanji(name: str) -> None:
     )
     adj = t_obs.adj_matrix.reshape(*t_obs.adj_matrix.shape[:2], 1, N * N)
     np.testing.assert_array_equal(obs["adj_matrix"], np.broadcast_to(adj, obs["adj_matrix"].shape))
-    np.testing.assert_array_equal(
-        obs["step_count"], np.broadcast_to(t_obs.step_count[..., None], (*t_obs.step_count.shape, A))
-    )
+    time = np.asarray(t_obs.step_count, np.float32) * np.float32(1 / T)  # step_count / time_limit
+    np.testing.assert_array_equal(obs["time"], np.broadcast_to(time[..., None], (*t_obs.step_count.shape, A)))
 
     # Masks: Jumanji's rows; an empty row becomes the agent's own node.
     their_mask, our_mask = rec["their_mask"], rec["our_mask"]

@@ -247,7 +247,7 @@ def test_observation_layout() -> None:
         assert o[N] == pos
         assert o[N + 1 : N + 1 + A].tolist() == [2, 5]
         assert o[N + 1 + A : N + 1 + A + N * N].tolist() == ADJ.reshape(-1).astype(float).tolist()
-        assert o[-1] == 4
+        assert o[-1] == np.float32(4) * np.float32(1 / 10)  # step / time_limit
         assert bool(ENV.observation_space(agent).contains(obs[agent]))
     # A node both stood on shows the highest agent.
     state = world([[0, 1, 5, 4], [4]])
@@ -255,6 +255,7 @@ def test_observation_layout() -> None:
     gs = ENV.get_global_state(state)
     assert gs.shape == (N + A * N + 2 * A + N * N + 1,) and gs.dtype == jnp.float32
     assert gs[:N].tolist() == [0, -1, -1, 0, 1, -1, -1, 1]
+    assert gs[-1] == np.float32(state.step) * np.float32(1 / 10)
 
 
 # -------------------------------------------------------------- generator

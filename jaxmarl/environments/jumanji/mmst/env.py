@@ -75,7 +75,7 @@ class MMST(MultiAgentEnv):
       ``position``          ``(1,)``     ``N``               agent ``i``'s node
       ``positions``         ``(A,)``     ``N + 1``           every agent's node, agent order
       ``adj_matrix``        ``(N*N,)``   ``N + 1 + A``       adjacency, row-major, 0/1
-      ``step_count``        ``(1,)``     ``N + 1 + A + N*N`` steps taken
+      time                  ``(1,)``     ``N + 1 + A + N*N`` ``step_count / time_limit``
       ====================  ===========  ==================  ======================================
 
       ``node_types`` is Jumanji's relative view (its observation is agent 0's): a node on
@@ -83,10 +83,12 @@ class MMST(MultiAgentEnv):
       several agents stood on it), else a node owned by agent ``k`` is
       ``2 * ((k - i) % A) + 1``, else (a utility node nobody stood on) ``-1``. So ``0`` and
       ``1`` are the agent's own connected and unconnected nodes, and a utility node
-      another agent stood on (closed to ``i``) has an even value of at least 2.
+      another agent stood on (closed to ``i``) has an even value of at least 2. The time
+      is Jumanji's ``step_count`` scaled to ``[0, 1]``, as in the family's other tasks (a
+      raw count grows past anything a critic was trained on).
     - **Global state** (``get_global_state``), float32 ``N + A * N + 2 * A + N * N + 1``:
       absolute node types (owner, -1 for utility), each agent's visited nodes (0/1, agent
-      major), positions, finished flags, the adjacency matrix and the step count.
+      major), positions, finished flags, the adjacency matrix and the time.
     - **Info:** ``metrics`` (Jumanji's extras, ``"last"``): ``num_connections``, the
       agents' own nodes on their paths beyond their starts, summed, and
       ``ratio_connections``, that count over ``K - 1`` averaged over agents;
@@ -170,9 +172,7 @@ class MMST(MultiAgentEnv):
         self.max_steps = self.time_limit
 
         low = np.concatenate([np.full(N, -1.0), np.zeros(1 + A + N * N + 1)])
-        high = np.concatenate(
-            [np.full(N, 2.0 * A - 1), np.full(1 + A, N - 1.0), np.ones(N * N), [float(self.time_limit)]]
-        )
+        high = np.concatenate([np.full(N, 2.0 * A - 1), np.full(1 + A, N - 1.0), np.ones(N * N), [1.0]])
         self.obs_size = low.size
         self.observation_spaces = {a: Box(low, high, (self.obs_size,), jnp.float32) for a in self.agents}
         self.action_spaces = {a: Discrete(N) for a in self.agents}
@@ -249,7 +249,7 @@ class MMST(MultiAgentEnv):
             [
                 state.positions.astype(jnp.float32),
                 state.adj_matrix.reshape(-1).astype(jnp.float32),
-                state.step.astype(jnp.float32)[None],
+                self._time(state)[None],
             ]
         )
         own = jnp.concatenate([self.node_views(state), state.positions[:, None]], axis=1).astype(jnp.float32)
@@ -266,16 +266,21 @@ class MMST(MultiAgentEnv):
 
     def get_global_state(self, state: State) -> jax.Array:
         """float32 ``(N + A * N + 2 * A + N * N + 1,)``: node types (absolute), visited
-        nodes per agent, positions, finished flags, adjacency matrix, step count."""
+        nodes per agent, positions, finished flags, adjacency matrix, ``step / time_limit``."""
         parts = [
             state.node_types,
             state.visited.reshape(-1),
             state.positions,
             state.finished,
             state.adj_matrix.reshape(-1),
-            state.step[None],
+            self._time(state)[None],
         ]
         return jnp.concatenate([jnp.asarray(p, jnp.float32) for p in parts])
+
+    def _time(self, state: State) -> jax.Array:
+        """``step / time_limit``, float32 ``()``, as ``step * float32(1 / time_limit)`` (what
+        XLA makes of the division anyway)."""
+        return state.step.astype(jnp.float32) * np.float32(1 / self.time_limit)
 
     def render(self, state: State, size: int = 512) -> jax.Array:
         """Draw the graph: uint8 ``(size, size, 3)``.
