@@ -166,7 +166,7 @@ def replay(ours, theirs, num_seeds, convert, seed=0):
                 "o_done": done["__all__"],
                 "t_done": ts.last(),
                 "o_truncated": info["truncated"]["agent_0"],
-                "t_truncated": ts.last() & ~served,
+                "limit": ts.last() & ~served,  # Jumanji's episode ended by its step limit
                 "o_positions": fs.positions,
                 "t_positions": t_next.vehicles.positions.astype(jnp.int32),
                 "o_capacities": fs.capacities,
@@ -197,7 +197,9 @@ def check(start, recs):
     np.testing.assert_array_equal(start["o_demands"], start["t_demands"])
     active = recs["active"]  # (seeds, steps): up to and including each episode's last step
     assert active[:, 0].all()
-    for name in ("obs", "mask", "reward", "done", "truncated", "positions", "capacities", "routes"):
+    # The step limit is a termination here, as in Jumanji (its reward counts the rest).
+    assert not recs["o_truncated"][active].any()
+    for name in ("obs", "mask", "reward", "done", "positions", "capacities", "routes"):
         o, t = recs[f"o_{name}"][active], recs[f"t_{name}"][active]
         if o.dtype.kind == "f":
             np.testing.assert_allclose(o, t, rtol=TOL, atol=TOL, err_msg=name)
@@ -209,7 +211,7 @@ def check(start, recs):
     assert (recs["o_done"] & active).sum(axis=1).tolist() == [1] * active.shape[0]
     return {
         "served": int(recs["served"].sum()),
-        "truncated": int((recs["o_truncated"] & active).sum()),
+        "step_limit": int((recs["limit"] & active).sum()),
         "illegal": int((recs["illegal"] & active).sum()),
         "clash": int((recs["clash"] & active).sum()),
     }

@@ -116,9 +116,11 @@ class MultiCVRP(MultiAgentEnv):
       that distance (0 when nobody waits). Any callable ``(state, new_state, is_done)
       -> float32 ()`` works too.
     - **Episode end:** *terminated* (every agent) when no customer waits (all demands
-      0) and every vehicle is back at the depot. *Truncated* after ``max_steps = 2 *
-      num_customers`` steps (Jumanji's ``step_count > 2 * num_customers``, a termination
-      in Jumanji); if both happen on one step it counts as terminated.
+      0) and every vehicle is back at the depot, or after ``max_steps = 2 *
+      num_customers`` steps (Jumanji's ``step_count > 2 * num_customers``). The step
+      limit is a termination, not a truncation, as in Jumanji: its reward is the
+      worst-case cost of the rest of the episode, so there is nothing left to bootstrap
+      (``info["truncated"]`` is never set; ``metrics["success"]`` tells the two apart).
     - **Info:** ``info["metrics"]`` (``episode_metrics``, each the value on the
       episode's last step): ``total_distance`` and ``total_time_penalty`` (summed over
       vehicles), ``unserved_demand`` (demand still waiting) and ``success`` (1.0 when the
@@ -249,15 +251,16 @@ class MultiCVRP(MultiAgentEnv):
         del key  # the dynamics are deterministic
         choices = jnp.stack([jnp.asarray(actions[a], jnp.int32) for a in self.agents])
         new_state = self._move(state, choices)
-        terminated = (new_state.demands.sum() == 0) & jnp.all(new_state.positions == C.DEPOT)
-        time_up = new_state.step >= self.max_steps
-        reward = jnp.asarray(self.reward_fn(state, new_state, terminated | time_up), jnp.float32)
+        served = (new_state.demands.sum() == 0) & jnp.all(new_state.positions == C.DEPOT)
+        # The step limit terminates: its reward already counts the rest (see the docstring).
+        terminated = served | (new_state.step >= self.max_steps)
+        reward = jnp.asarray(self.reward_fn(state, new_state, terminated), jnp.float32)
         info = {
             "metrics": {
                 "total_distance": new_state.distances.sum(),
                 "total_time_penalty": new_state.time_penalties.sum(),
                 "unserved_demand": new_state.demands.sum().astype(jnp.float32),
-                "success": terminated.astype(jnp.float32),
+                "success": served.astype(jnp.float32),
             }
         }
         done = {a: terminated for a in self.agents}
