@@ -1,7 +1,8 @@
 """A2C (IA2C / MAA2C): configs compose, the update is one gradient step of Jumanji's A2C
 loss, it trains on every environment family (discrete, masked, continuous, recurrent,
-world-state critic), it learns on MPE and on masked SMAX beyond a random policy, and its
-runs save, load and evaluate from the command line."""
+world-state critic), it learns on MPE, on masked SMAX and on a masked grid
+(LevelBasedForaging) beyond a random policy, and its runs save, load and evaluate from
+the command line."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
+import yaml
 from fast_compile import COMPILER_OPTIONS, long_run_jit, run_script
 from fast_compile import jit as fast_jit
 
@@ -145,6 +147,53 @@ def test_trains_with_every_kind_of_agents_and_actions(alg, env, kwargs):
     assert all(np.all(np.isfinite(x)) for x in jax.tree.leaves(out["params"]))
 
 
+def _one_id_per_class() -> dict[str, str]:
+    """Registered id -> the env config that trains it: one id per environment class of the
+    registry (its first; MABrax's cheapest robot), with the config naming that id, else a
+    config of the same family retargeted by ``ENV_NAME`` (plain SMAX, SMAX against a
+    learned policy)."""
+    configs = {}
+    for path in sorted((CONFIG_DIR / "actor_critic" / "env").glob("*.yaml")):
+        configs.setdefault(yaml.safe_load(path.read_text())["ENV_NAME"], path.stem)
+    chosen, classes = {}, set()
+    first = ["hopper_3x1"]  # MABrax robots differ only in the Brax system; the hopper is the smallest
+    for env_id in first + [e for e in jaxmarl.registered_envs if e not in first]:
+        entry = str(jaxmarl.registration.spec(env_id).entry_point)
+        if entry in classes:
+            continue
+        classes.add(entry)
+        if env_id in configs:
+            chosen[env_id] = configs[env_id]
+            continue
+        module = entry.split(":")[0]
+        siblings = [
+            c
+            for i, c in configs.items()
+            if str(jaxmarl.registration.spec(i).entry_point).startswith(module + ":")
+        ]
+        assert siblings, f"no env config trains {env_id} or its family"
+        chosen[env_id] = siblings[0]
+    return chosen
+
+
+EVERY_CLASS = _one_id_per_class()
+
+
+@pytest.mark.parametrize("env_id", list(EVERY_CLASS))
+def test_one_update_on_every_registered_environment_class(env_id):
+    """Smoke: one update (2 envs x 4 steps) of IA2C on one registered id of every
+    environment class, with its config's networks and keywords: the losses and the new
+    parameters are finite and the gradient is not zero."""
+    config = load_config(env=EVERY_CLASS[env_id], ENV_NAME=env_id, NUM_ENVS=2, NUM_STEPS=4, TOTAL_TIMESTEPS=8)
+    out = fast_jit(a2c.make_train(config))(jax.random.PRNGKey(0))
+    metrics = out["metrics"]
+    np.testing.assert_array_equal(metrics["timestep"], [8])
+    for name in ["loss_total", "loss_actor", "loss_value", "entropy", "grad_norm"]:
+        assert np.all(np.isfinite(metrics[name])), name
+    assert np.all(np.asarray(metrics["grad_norm"]) > 0)
+    assert all(np.all(np.isfinite(x)) for x in jax.tree.leaves(out["params"]))
+
+
 # ------------------------------------------------------------------ learning
 
 
@@ -178,6 +227,30 @@ def test_learns_masked_smax_beyond_a_random_policy():
     )
     trained, random_return = float(ours.mean()), float(rand.mean())
     assert trained > random_return + 0.08, (trained, random_return)
+
+
+def test_learns_masked_grid_foraging_beyond_a_random_policy():
+    """LevelBasedForaging (Jumanji's, 2 foragers and 2 items on 8 x 8, 100 steps), a grid
+    env whose masks rule out moves onto food, other foragers and off the grid, with
+    ``force_coop=False`` (an item is often light enough for one forager): 2e5 steps of
+    Jumanji's A2C settings (LR 1e-3) take the return per agent from a masked random
+    policy's 0.16 (standard error 0.014 over these 128 episodes) to 0.35 and 0.40 (seeds
+    0 and 1; eating everything pays 0.5)."""
+    config = load_config(
+        env="jumanji_lbf",
+        TOTAL_TIMESTEPS=2e5,
+        NUM_ENVS=32,
+        NUM_SEEDS=1,
+        **{"+ENV_KWARGS": "{grid_size:8,num_agents:2,num_food:2,force_coop:false}"},
+    )
+    out = long_run_jit(jax.vmap(a2c.make_train(config)))(common.seed_keys(config))
+    env, init_hidden, act = a2c.make_policy(config)
+    keys = jax.random.split(jax.random.PRNGKey(7), 128)
+    ours, rand = evaluate.returns_on_keys(
+        env, init_hidden, act, out["params"], keys, False, env.max_steps, compiler_options=COMPILER_OPTIONS
+    )
+    trained, random_return = float(ours.mean()), float(rand.mean())
+    assert random_return < 0.2 and trained > random_return + 0.1, (trained, random_return)
 
 
 # ------------------------------------------------------- run folder, CLI
