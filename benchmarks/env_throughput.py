@@ -30,6 +30,7 @@ import math
 import platform
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -207,6 +208,35 @@ def measure(env: Any, num_envs: int, num_steps: int, repeats: int) -> dict[str, 
         "state_bytes": state_bytes(env),
         "temp_bytes_per_env": temp_bytes / num_envs,
     }
+
+
+def peer_main(
+    peer: str, description: str, has_env: Callable[[str], bool], make_env: Callable[[str], Any]
+) -> None:
+    """The command line of a JAX peer's worker (``benchmarks/peers/<peer>_throughput.py``):
+    ``--list ENV ...`` prints (JSON) the bench ids the peer has; ``--env ID`` measures the
+    peer's env from ``make_env(ID)`` with :func:`measure`, one JSON line per ``--num-envs``."""
+    parser = argparse.ArgumentParser(
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--env")
+    parser.add_argument("--num-envs", type=int, nargs="+", default=[1, 100, 1000])
+    parser.add_argument("--num-steps", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--json", action="store_true", help="ignored: the output is always JSON")
+    parser.add_argument(
+        "--list", nargs="*", metavar="ENV", help=f"print (JSON) which of these {peer} has, and exit"
+    )
+    args = parser.parse_args()
+    if args.list is not None:
+        print(json.dumps([bench_id for bench_id in args.list if has_env(bench_id)]))
+        return
+    if not args.env:
+        parser.error("--env is required")
+    env = make_env(args.env)
+    for n in args.num_envs:
+        result = measure(env, n, args.num_steps, args.repeats)
+        print(json.dumps({"env": args.env, **result}), flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:

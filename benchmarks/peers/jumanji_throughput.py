@@ -20,8 +20,6 @@ prints one JSON line per ``N``.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -120,27 +118,9 @@ class JumanjiAutoReset:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    env_throughput.peer_main(
+        "jumanji", __doc__ or "", has_env, lambda bench_id: JumanjiAutoReset(make_jumanji(bench_id))
     )
-    parser.add_argument("--env")
-    parser.add_argument("--num-envs", type=int, nargs="+", default=[1, 100, 1000])
-    parser.add_argument("--num-steps", type=int, default=1000)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--json", action="store_true", help="ignored: the output is always JSON")
-    parser.add_argument(
-        "--list", nargs="*", metavar="ENV", help="print (JSON) which of these jumanji has, and exit"
-    )
-    args = parser.parse_args()
-    if args.list is not None:
-        print(json.dumps([bench_id for bench_id in args.list if has_env(bench_id)]))
-        return
-    if not args.env:
-        parser.error("--env is required")
-    env = JumanjiAutoReset(make_jumanji(args.env))
-    for n in args.num_envs:
-        result = env_throughput.measure(env, n, args.num_steps, args.repeats)
-        print(json.dumps({"env": args.env, **result}), flush=True)
 
 
 if __name__ == "__main__":
