@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fast_compile import FAST_ENV, long_run_jit, run_script
+from fast_compile import FAST_ENV, fast_compilation, long_run_jit, run_script
 from fast_compile import jit as fast_jit
 from hydra import compose, initialize_config_dir
 
@@ -272,7 +272,8 @@ def test_uneven_seed_split_is_a_clear_error(monkeypatch):
 
 def test_run_folder_load_and_evaluate(tmp_path):
     config = load_config("ippo_rnn", "mpe_simple_tag", **tiny(), NUM_SEEDS=2)
-    out = ppo.run(config, tmp_path)
+    with fast_compilation():  # a tiny run: compiling is the cost
+        out = ppo.run(config, tmp_path)
     rows = (tmp_path / "metrics.csv").read_text().splitlines()
     header = rows[0].split(",")
     assert header[:4] == ["update", "seed", "timestep", "return_mean"]
@@ -284,7 +285,8 @@ def test_run_folder_load_and_evaluate(tmp_path):
     for a, b in zip(jax.tree.leaves(params), jax.tree.leaves(out["params"]), strict=True):
         np.testing.assert_array_equal(a, b)
     cfg = {"EVAL_EPISODES": 4, "EVAL_SEED": 1, "GREEDY": True, "MAX_STEPS": 50, "GIF_STEPS": 5}
-    result = evaluate.evaluate(tmp_path, cfg)
+    with fast_compilation():
+        result = evaluate.evaluate(tmp_path, cfg)
     assert len(result["return_mean_per_seed"]) == 2
     assert set(result["return_per_agent"]) == {"adversary_0", "adversary_1", "adversary_2", "agent_0"}
     assert Path(result["gif"]).exists()

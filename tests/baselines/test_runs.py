@@ -17,7 +17,7 @@ from pathlib import Path
 import jax
 import numpy as np
 import pytest
-from fast_compile import FAST_ENV, REPO, run_script
+from fast_compile import FAST_ENV, REPO, fast_compilation, run_script
 
 import jaxmarl
 from baselines import common, ppo, qlearning, runs
@@ -50,6 +50,14 @@ def params_of(run_dir: Path) -> list[np.ndarray]:
 def complete_checkpoints(run_dir: Path) -> list[int]:
     folder = run_dir / runs.CHECKPOINTS
     return sorted(int(p.name) for p in folder.iterdir() if p.name.isdigit()) if folder.is_dir() else []
+
+
+@pytest.fixture(autouse=True)
+def _fast_compilation():
+    """The runs trained in this process compile without backend optimisations, as the
+    command-line ones do (FAST_ENV): tiny runs, where compiling is the cost."""
+    with fast_compilation():
+        yield
 
 
 @pytest.fixture(scope="module")

@@ -140,7 +140,8 @@ def tiny_run(tmp_path_factory):
         + [f"{k}={v}" for k, v in overrides.items()],
     )
     config["ENV_KWARGS"] = dict(TASKS["small_2a"].env_kwargs)
-    ppo.run(config, run_dir)
+    with fast_compilation():  # a tiny run: compiling is the cost
+        ppo.run(config, run_dir)
     return run_dir
 
 
