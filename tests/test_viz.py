@@ -125,6 +125,8 @@ def longer_side_cells(env_id):
         return env.grid_size
     if env_id == "Cleaner-v0":
         return max(env.num_rows, env.num_cols)
+    if env_id == "nmmo_v0":  # the whole map, resized to exactly `size`
+        return 1
     if env_id == "switch_riddle":
         return max(env.num_agents, 3)  # the room is wider than its 2.25 cells of height
     if env_id == "coin_game" or env_id.startswith("storm"):

@@ -87,6 +87,8 @@ def short_episodes(env_id: str) -> dict[str, Any]:
         return {}
     if ".jumanji." in entry:
         return {"time_limit": 4}
+    if ".nmmo" in entry:  # Neural MMO's Small map with a few agents
+        return {"preset": "small", "num_agents": 4, "num_npcs": 4, "horizon": 4}
     if ".overcooked_v2" in entry:  # its default kitchen always starts alike (as JaxMARL's)
         return {"max_steps": 4, "random_agent_positions": True}
     return {"max_steps": 4}

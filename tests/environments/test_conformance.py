@@ -33,6 +33,10 @@ SHORTER |= {
     if str(spec(e).entry_point).startswith("jaxmarl.environments.jumanji") and e != "MultiCVRP-v0"
 }
 
+# Neural MMO's default world holds 128 agents on a 160-tile map for 1024 ticks: its Small
+# map with 8 agents and 30 ticks runs every system (combat, NPCs, market) in seconds.
+SHORTER["nmmo_v0"] = {"preset": "small", "num_agents": 8, "num_npcs": 8, "horizon": 30}
+
 
 # Environments whose default episode always starts the same way (as in JaxMARL): Overcooked
 # V2's default kitchen has one recipe and fixed start cells.

@@ -1,0 +1,389 @@
+"""Rules of the Neural-MMO-style world on tiny hand-built states (4 players, 2 NPC slots,
+an 8 x 8 playable grass field inside a void border): each test sets a situation, plays
+one step and checks exact numbers against Neural MMO 2.1.1's formulas."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxmarl
+from jaxmarl.environments.nmmo import NeuralMMO
+from jaxmarl.environments.nmmo import constants as C
+from jaxmarl.environments.nmmo.tasks.testing import make_state
+
+SETTINGS = dict(
+    num_agents=4, num_npcs=2, map_size=24, map_center=8, horizon=50, spawn_clusters=1, spawn_uniforms=2
+)
+P, E = 4, 6
+MID = 12  # the map centre row; the field spans rows and cols 8..16
+A0 = (MID, 10)  # agent 0; agent i stands at (MID, 10 + 2 * i)
+
+
+@pytest.fixture(scope="module")
+def env():
+    return NeuralMMO(**SETTINGS)
+
+
+@pytest.fixture(scope="module")
+def step(env):
+    return jax.jit(env.step_env)
+
+
+def noop():
+    return np.tile(np.asarray(C.NOOP_ACTION, np.int32), (P, 1))
+
+
+def play(env, step, state, actions=None, seed=0):
+    actions = noop() if actions is None else actions
+    acts = {a: jnp.asarray(actions[i]) for i, a in enumerate(env.agents)}
+    return step(jax.random.PRNGKey(seed), state, acts)
+
+
+def world(env, **fields):
+    """A state with agent i at (MID, 10 + 2 i), grown up (past spawn immunity)."""
+    pos = np.array([[MID, 10 + 2 * i] for i in range(P)] + [[9, 9], [9, 9]], np.int32)
+    fields.setdefault("ent_pos", pos)
+    fields.setdefault("ent_time_alive", np.full(E, 30, np.int32))
+    fields.setdefault("task_index", np.zeros((P, 1), np.int32))
+    return make_state(env.config, **fields)
+
+
+def set_tiles(env, changes):
+    tile = np.array(make_state(env.config).tile)
+    for (r, c), m in changes.items():
+        tile[r, c] = m
+    return {"tile": tile, "tile_base": tile.copy()}
+
+
+def test_eating_refills_food_depletes_the_foliage_and_the_lowest_id_wins(env, step):
+    pos = np.array([A0, A0, [MID, 13], [MID, 14], [9, 9], [9, 9]], np.int32)
+    food = np.array([50, 50, 50, 0, 0, 0], np.int32)
+    state = world(env, ent_pos=pos, ent_food=food, **set_tiles(env, {A0: C.FOLIAGE}))
+    _, new, *_ = play(env, step, state)
+    # Agent 0 eats (50 - 5, then refilled to 100); agent 1 on the same tile finds scrub.
+    assert np.asarray(new.ent_food[:P]).tolist() == [100, 45, 45, 0]
+    assert int(new.tile[A0]) in (C.SCRUB, C.FOLIAGE)  # respawns with p = 0.025
+    assert np.asarray(new.event_counts[:, C.EAT_FOOD]).tolist() == [1, 0, 0, 0]
+
+
+def test_drinking_next_to_water_and_starvation_damage(env, step):
+    water = np.array([40, 0, 60, 100, 0, 0], np.int32)
+    food = np.array([100, 0, 60, 30, 0, 0], np.int32)
+    health = np.array([100, 50, 50, 50, 0, 0], np.int32)
+    state = world(
+        env, ent_water=water, ent_food=food, ent_health=health, **set_tiles(env, {(MID - 1, 10): C.WATER})
+    )
+    _, new, *_ = play(env, step, state)
+    # Agent 0 drinks (water back to 100). Agent 1 starves: -10 for food, -10 for water.
+    # Agent 2 (food and water above half) regenerates 10. Agent 3 (food 30) neither.
+    assert np.asarray(new.ent_water[:P]).tolist() == [100, 0, 55, 95]
+    assert np.asarray(new.ent_health[:P]).tolist() == [100, 30, 60, 50]
+    assert np.asarray(new.event_counts[:, C.DRINK_WATER]).tolist() == [1, 0, 0, 0]
+
+
+def test_fishing_harvests_every_adjacent_fish_for_one_leveled_ration(env, step):
+    tiles = set_tiles(env, {(MID - 1, 10): C.FISH, (MID + 1, 10): C.FISH})
+    inv_type = np.zeros((P, 12), np.int32)
+    inv_level = np.zeros((P, 12), np.int32)
+    inv_q = np.zeros((P, 12), np.int32)
+    inv_eq = np.zeros((P, 12), bool)
+    inv_uid = np.zeros((P, 12), np.int32)
+    inv_type[0, 0], inv_level[0, 0], inv_q[0, 0], inv_eq[0, 0], inv_uid[0, 0] = C.ROD, 3, 1, True, 1
+    state = world(
+        env,
+        inv_type=inv_type,
+        inv_level=inv_level,
+        inv_quantity=inv_q,
+        inv_equipped=inv_eq,
+        inv_uid=inv_uid,
+        next_item_uid=np.array(2, np.int32),
+        **tiles,
+    )
+    _, new, *_ = play(env, step, state)
+    # Both fish tiles turn into ocean (barring a 2% respawn); one ration, level 1 + rod level.
+    assert int(new.inv_type[0, 1]) == C.RATION and int(new.inv_level[0, 1]) == 4
+    assert int(new.ent_exp[0, C.FISHING]) == C.CONSUMABLE_XP
+    assert int(new.item_events[0, C.ITEM_EVENTS.index(C.HARVEST_ITEM), C.RATION, 4]) == 1
+    assert {int(new.tile[MID - 1, 10]), int(new.tile[MID + 1, 10])} <= {C.OCEAN, C.FISH}
+
+
+def _attack(target_row: int, style: int) -> np.ndarray:
+    actions = noop()
+    actions[0, C.H_ATTACK_STYLE] = style
+    actions[0, C.H_ATTACK_TARGET] = target_row
+    return actions
+
+
+def test_damage_follows_neural_mmos_formula_with_weakness_and_equipment(env, step):
+    inv_type = np.zeros((P, 12), np.int32)
+    inv_level = np.zeros((P, 12), np.int32)
+    inv_eq = np.zeros((P, 12), bool)
+    inv_q = np.zeros((P, 12), np.int32)
+    inv_uid = np.zeros((P, 12), np.int32)
+    inv_type[0, 0], inv_level[0, 0] = C.SPEAR, 2  # +5 + 5*2 melee attack
+    inv_type[1, 0], inv_level[1, 0] = C.HAT, 2  # +3*2 defense
+    inv_eq[0, 0] = inv_eq[1, 0] = True
+    inv_q[0, 0] = inv_q[1, 0] = 1
+    inv_uid[0, 0], inv_uid[1, 0] = 1, 2
+    level = np.ones((E, 8), np.int32)
+    level[0, C.MELEE] = 3
+    level[1, C.ALCHEMY] = 4  # defense counts the highest skill
+    exp = np.zeros((E, 8), np.int32)
+    exp[1, C.RANGE] = 50  # main style range: melee beats it (x1.5)
+    state = world(
+        env,
+        inv_type=inv_type,
+        inv_level=inv_level,
+        inv_equipped=inv_eq,
+        inv_quantity=inv_q,
+        inv_uid=inv_uid,
+        ent_level=level,
+        ent_exp=exp,
+    )
+    # Agent 1 is agent 0's second Entity row (rows: itself, then agent 1).
+    _, new, *_ = play(env, step, state, _attack(1, C.MELEE))
+    offense = 10 + 5 * 3 + (5 + 5 * 2)  # 40
+    defense = 5 * 4 + 3 * 2  # 26
+    damage = int(max(1.5 * offense - defense, 0.25 * offense))  # 34
+    # Agent 1 also regenerates 10 health before the attack lands (capped at 100).
+    assert int(new.ent_health[1]) == 100 - damage
+    assert int(new.ent_exp[0, C.MELEE]) == C.COMBAT_XP
+    assert int(new.hits[0, C.MELEE]) == 1
+    rows = np.asarray(new.event_log)[: int(new.event_log_count)]
+    hit = rows[rows[:, 2] == C.SCORE_HIT]
+    assert hit.tolist() == [[1, 1, C.SCORE_HIT, 1, 0, damage, 0, 2]]
+
+
+def test_spawn_immunity_protects_young_players_from_players(env, step):
+    state = world(env, ent_time_alive=np.array([30, 5, 30, 30, 30, 30], np.int32))
+    _, new, *_ = play(env, step, state, _attack(1, C.RANGE))
+    # time_alive counts this tick too: 6 < 20, so the attack is void.
+    assert int(new.ent_health[1]) == 100 and int(new.hits.sum()) == 0
+
+
+def test_a_kill_loots_gold_and_items_and_ends_the_victims_episode(env, step):
+    inv_type = np.zeros((P, 12), np.int32)
+    inv_level = np.zeros((P, 12), np.int32)
+    inv_q = np.zeros((P, 12), np.int32)
+    inv_uid = np.zeros((P, 12), np.int32)
+    inv_type[1, :2], inv_level[1, :2], inv_q[1, :2], inv_uid[1, :2] = (
+        [C.RATION, C.ARROW],
+        [2, 1],
+        [1, 5],
+        [1, 2],
+    )
+    gold = np.array([1, 7, 1, 1, 0, 0], np.int32)
+    health = np.array([100, 5, 100, 100, 0, 0], np.int32)
+    state = world(
+        env,
+        inv_type=inv_type,
+        inv_level=inv_level,
+        inv_quantity=inv_q,
+        inv_uid=inv_uid,
+        ent_gold=gold,
+        ent_health=health,
+        ent_food=np.full(E, 10, np.int32),
+        next_item_uid=np.array(3, np.int32),
+    )
+    _, new, reward, done, _ = play(env, step, state, _attack(1, C.MAGE))
+    assert not bool(new.ent_alive[1]) and bool(done["agent_1"]) and float(reward["agent_1"]) == -1.0
+    assert int(new.ent_gold[0]) == 8
+    got = sorted(
+        zip(np.asarray(new.inv_type[0]).tolist(), np.asarray(new.inv_quantity[0]).tolist(), strict=True)
+    )
+    assert [g for g in got if g[0]] == [(C.ARROW, 5), (C.RATION, 1)]
+    assert int(new.inv_type[1].sum()) == 0
+    assert int(new.kills[0, 1, 1]) == 1  # a player of attack level 1
+    assert int(new.event_counts[0, C.LOOT_ITEM]) == 2 and int(new.gold_events[0, 1]) == 7
+    assert int(new.event_counts[1, C.AGENT_CULLED]) == 1
+
+
+def test_selling_then_buying_moves_the_item_and_the_gold(env, step):
+    inv_type = np.zeros((P, 12), np.int32)
+    inv_level = np.zeros((P, 12), np.int32)
+    inv_q = np.zeros((P, 12), np.int32)
+    inv_uid = np.zeros((P, 12), np.int32)
+    inv_type[0, 3], inv_level[0, 3], inv_q[0, 3], inv_uid[0, 3] = C.POTION, 1, 1, 9
+    state = world(
+        env,
+        inv_type=inv_type,
+        inv_level=inv_level,
+        inv_quantity=inv_q,
+        inv_uid=inv_uid,
+        ent_gold=np.array([1, 10, 1, 1, 0, 0], np.int32),
+        next_item_uid=np.array(10, np.int32),
+    )
+    sell = noop()
+    sell[0, C.H_SELL_ITEM], sell[0, C.H_SELL_PRICE] = 3, 4  # price 5
+    _, listed, *_ = play(env, step, state, sell)
+    assert int(listed.inv_price[0, 3]) == 5
+    assert int(listed.item_events[0, C.ITEM_EVENTS.index(C.LIST_ITEM), C.POTION, 1]) == 1
+    buy = noop()
+    buy[1, C.H_BUY] = 0  # the first market row
+    _, bought, *_ = play(env, step, listed, buy, seed=1)
+    assert int(bought.inv_type[0, 3]) == 0 and int(bought.inv_type[1, 0]) == C.POTION
+    assert np.asarray(bought.ent_gold[:2]).tolist() == [6, 5]
+    assert np.asarray(bought.gold_events[:2]).tolist() == [[5, 0, 0], [0, 0, 5]]
+    assert int(bought.event_counts[1, C.BUY_ITEM]) == 1 and int(bought.event_counts[0, C.EARN_GOLD]) == 1
+
+
+def test_listings_expire_after_three_ticks(env, step):
+    inv_type = np.zeros((P, 12), np.int32)
+    inv_q = np.zeros((P, 12), np.int32)
+    inv_uid = np.zeros((P, 12), np.int32)
+    price = np.zeros((P, 12), np.int32)
+    inv_type[0, 0], inv_q[0, 0], inv_uid[0, 0], price[0, 0] = C.RATION, 1, 1, 3
+    state = world(
+        env,
+        inv_type=inv_type,
+        inv_quantity=inv_q,
+        inv_uid=inv_uid,
+        inv_price=price,
+        inv_listed_tick=np.zeros((P, 12), np.int32),
+        step=np.array(2, np.int32),
+    )
+    _, later, *_ = play(env, step, state)  # tick 3: 3 - 0 is not > 3
+    assert int(later.inv_price[0, 0]) == 3
+    _, later, *_ = play(env, step, later)  # tick 4: expired
+    assert int(later.inv_price[0, 0]) == 0
+
+
+def test_giving_an_item_and_gold_to_a_nearby_player(env, step):
+    inv_type = np.zeros((P, 12), np.int32)
+    inv_q = np.zeros((P, 12), np.int32)
+    inv_uid = np.zeros((P, 12), np.int32)
+    inv_type[0, 0], inv_q[0, 0], inv_uid[0, 0] = C.WHETSTONE, 4, 1
+    state = world(
+        env,
+        inv_type=inv_type,
+        inv_quantity=inv_q,
+        inv_uid=inv_uid,
+        inv_level=(inv_type > 0).astype(np.int32),
+        ent_gold=np.array([10, 0, 0, 0, 0, 0], np.int32),
+    )
+    give = noop()
+    give[0, C.H_GIVE_ITEM], give[0, C.H_GIVE_TARGET] = 0, 1  # to agent 1 (entity row 1)
+    give[0, C.H_GOLD_PRICE], give[0, C.H_GOLD_TARGET] = 2, 2  # 3 gold to agent 2
+    _, new, *_ = play(env, step, state, give)
+    assert int(new.inv_type[1, 0]) == C.WHETSTONE and int(new.inv_quantity[1, 0]) == 4
+    assert int(new.inv_type[0, 0]) == 0
+    assert np.asarray(new.ent_gold[:3]).tolist() == [7, 0, 3]
+    assert int(new.event_counts[0, C.GIVE_ITEM]) == 1 and int(new.event_counts[0, C.GIVE_GOLD]) == 1
+
+
+def test_use_equips_swaps_and_consumes(env, step):
+    inv_type = np.zeros((P, 12), np.int32)
+    inv_level = np.ones((P, 12), np.int32)
+    inv_q = np.ones((P, 12), np.int32)
+    inv_uid = np.arange(1, P * 12 + 1, dtype=np.int32).reshape(P, 12)
+    inv_eq = np.zeros((P, 12), bool)
+    inv_type[0, :2] = [C.PICKAXE, C.AXE]
+    inv_eq[0, 0] = True
+    inv_type[1, 0] = C.POTION
+    inv_level[1, 0] = 2
+    state = world(
+        env,
+        inv_type=inv_type,
+        inv_level=inv_level,
+        inv_quantity=inv_q,
+        inv_uid=inv_uid,
+        inv_equipped=inv_eq,
+        ent_health=np.array([100, 40, 100, 100, 0, 0], np.int32),
+        ent_food=np.full(E, 40, np.int32),
+    )
+    use = noop()
+    use[0, C.H_USE] = 1  # the axe takes the held slot from the pickaxe
+    use[1, C.H_USE] = 0  # a level-2 potion: +60 health ... but level 2 > agent level 1: refused
+    _, new, *_ = play(env, step, state, use)
+    assert np.asarray(new.inv_equipped[0, :2]).tolist() == [False, True]
+    assert int(new.event_counts[0, C.EQUIP_ITEM]) == 1
+    assert int(new.inv_type[1, 0]) == C.POTION and int(new.ent_health[1]) == 40
+    level = np.ones((E, 8), np.int32)
+    level[1, C.FISHING] = 2
+    state = state.replace(ent_level=jnp.asarray(level))
+    _, new, *_ = play(env, step, state, use)
+    assert int(new.inv_type[1, 0]) == 0 and int(new.ent_health[1]) == 40 + 50 + 5 * 2
+
+
+def test_a_hostile_npc_attacks_a_player_in_reach(env, step):
+    pos = np.array([A0, [9, 16], [16, 9], [16, 16], [MID, 12], [9, 9]], np.int32)
+    alive = np.array([True, True, True, True, True, False])
+    npc_type = np.array([0, 0, 0, 0, C.HOSTILE, 0], np.int32)
+    offense = np.array([0, 0, 0, 0, 30, 0], np.int32)
+    health = np.array([100, 100, 100, 100, 100, 0], np.int32)
+    state = world(
+        env,
+        ent_pos=pos,
+        ent_alive=alive,
+        npc_type=npc_type,
+        npc_offense=offense,
+        ent_health=health,
+        ent_id=np.array([1, 2, 3, 4, -1, 0], np.int32),
+    )
+    _, new, *_ = play(env, step, state)
+    # Offense 30 against defense 5 * level 1: 25 damage; the NPC then steps toward it.
+    assert int(new.ent_health[0]) == 75
+    assert int(new.npc_target[4]) == 0
+    assert np.abs(np.asarray(new.ent_pos[4]) - np.asarray(new.ent_pos[0])).max() == 1
+
+
+def test_the_event_log_keeps_the_first_rows_and_counts_every_event():
+    env = NeuralMMO(**SETTINGS, event_log_capacity=2)
+    step = jax.jit(env.step_env)
+    water = {(MID - 1, 10 + 2 * i): C.WATER for i in range(P)}
+    state = world(env, ent_water=np.full(E, 50, np.int32), **set_tiles(env, water))
+    _, new, *_ = play(env, step, state)
+    assert int(new.event_log_count) == P  # four DRINK_WATER rows recorded ...
+    assert np.asarray(new.event_log)[:, 2].tolist() == [C.DRINK_WATER] * 2  # ... two kept
+    assert np.asarray(new.event_counts[:, C.DRINK_WATER]).tolist() == [1] * P
+
+
+def test_default_task_rewards_one_over_horizon_per_tick(env, step):
+    state = world(env, step=np.array(9, np.int32), task_progress=np.full((P, 1), 9 / 50, np.float32))
+    _, new, reward, *_ = play(env, step, state)
+    assert np.allclose([float(reward[a]) for a in env.agents], 1 / 50)
+    assert np.allclose(np.asarray(new.task_progress[:, 0]), 10 / 50)
+
+
+def test_reset_spawns_players_on_the_edge_and_npcs_by_danger():
+    env = jaxmarl.make("nmmo_v0", preset="small")
+    cfg = env.config
+    _, state = env.reset(jax.random.PRNGKey(3))
+    pos = np.asarray(state.ent_pos[: cfg.num_agents])
+    lo, hi = cfg.border, cfg.border + cfg.map_center
+    assert np.all((pos[:, 0] == lo) | (pos[:, 0] == hi) | (pos[:, 1] == lo) | (pos[:, 1] == hi))
+    npc_alive = np.asarray(state.ent_alive[cfg.num_agents :])
+    assert 0 < npc_alive.sum() <= 25
+    npc_pos = np.asarray(state.ent_pos[cfg.num_agents :])[npc_alive]
+    dist = np.minimum(
+        np.minimum(npc_pos[:, 0] - lo, hi - 1 - npc_pos[:, 0]),
+        np.minimum(npc_pos[:, 1] - lo, hi - 1 - npc_pos[:, 1]),
+    )
+    danger = 2 * dist / cfg.map_center
+    kind = np.asarray(state.npc_type[cfg.num_agents :])[npc_alive]
+    assert np.array_equal(
+        kind, np.where(danger >= 0.8, C.HOSTILE, np.where(danger >= 0.5, C.NEUTRAL, C.PASSIVE))
+    )
+    level = np.asarray(state.ent_level[cfg.num_agents :]).max(-1)[npc_alive]
+    assert np.array_equal(level, (danger * (cfg.npc_level_max - 1) + 1).astype(int))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        (dict(num_agents=600), ValueError, "spawn tiles"),
+        (dict(map_center=129), ValueError, "even"),
+        (dict(map_size=140, map_center=128), ValueError, "vision radius"),
+        (dict(npc_level_max=11), ValueError, "npc_level_max"),
+        (dict(teams=[[0, 1], [1]]), ValueError, "partition"),
+        (dict(seize_targets=[(0, 0)]), ValueError, "seize target"),
+        (dict(preset="huge"), ValueError, "preset"),
+        (dict(obs_tables=("Tile", "Map")), ValueError, "obs_tables"),
+        (dict(task_sampler=42), TypeError, "task_sampler"),
+        (dict(num_agent=3), TypeError, "unexpected keyword"),
+    ],
+)
+def test_bad_settings_raise_at_construction(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        jaxmarl.make("nmmo_v0", **kwargs)
