@@ -54,6 +54,7 @@ SHOTS: dict[str, Shot] = {
     "jaxnav": Shot("jaxnav", steps=25, seed=2, kwargs={"num_agents": 4}),
     "mabrax": Shot("ant_4x2", steps=15),
     "camar": Shot("camar_random_grid_v0", steps=1, seed=2, kwargs={"num_agents": 8, "obstacle_density": 0.3}),
+    "nmmo": Shot("nmmo_v0", steps=10, kwargs={"preset": "small"}),
 }
 
 

@@ -141,7 +141,9 @@ def level_at_exp(exp: jax.Array) -> jax.Array:
     return jnp.where(exp >= thresholds[-1], C.LEVEL_MAX, below).astype(jnp.int32)
 
 
-def add_xp(level: jax.Array, exp: jax.Array, amount: jax.Array | int) -> tuple[jax.Array, jax.Array, jax.Array]:
+def add_xp(
+    level: jax.Array, exp: jax.Array, amount: jax.Array | int
+) -> tuple[jax.Array, jax.Array, jax.Array]:
     """``Skill.add_xp``: returns ``(level, exp, levelled_up)``; the level never drops."""
     exp = exp + amount
     new_level = level_at_exp(exp)

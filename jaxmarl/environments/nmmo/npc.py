@@ -72,7 +72,7 @@ def spawn(key: jax.Array, config: Config, state: State, attempts: int = C.NPC_SP
     num_free = jnp.sum(free)
     rank = jnp.cumsum(free) - 1  # order of the free slots
     # Attempt a (0..attempts-1) goes to free slot (a mod num_free); a slot's first
-    # attempt uses its old danger when its NPC died (danger >= 0).
+    # attempt uses its old danger when its NPC died there (danger > 0).
     attempt = jnp.arange(attempts)
     target_rank = attempt % jnp.maximum(num_free, 1)
     first = attempt < num_free
@@ -82,7 +82,7 @@ def spawn(key: jax.Array, config: Config, state: State, attempts: int = C.NPC_SP
     ring = jax.vmap(lambda k, d: ring_position(k, config, d))(
         jax.random.split(k_ring, attempts), jnp.maximum(state.npc_danger[npc][slot], 0.0)
     )
-    use_ring = first & (state.npc_danger[npc][slot] >= 0)
+    use_ring = first & (state.npc_danger[npc][slot] > 0)  # nmmo skips a danger of 0 (falsy)
     pos = jnp.where(use_ring[:, None], ring, random_pos)
     ok = (num_free > 0) & jnp.asarray(C.HABITABLE)[state.tile[pos[:, 0], pos[:, 1]]]
     # The first successful attempt of each slot spawns there.
