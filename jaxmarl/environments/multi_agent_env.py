@@ -110,6 +110,10 @@ class MultiAgentEnv:
     action_spaces: dict[str, Space]
     max_steps: int | None = None
     episode_metrics: ClassVar[Mapping[str, str]] = {}  # name -> "sum" | "last"; see the class docstring
+    # True when an observation is exactly ``get_obs(state)`` (no randomness, no history):
+    # ``step`` then observes the state it returns once, instead of observing both the
+    # stepped and the reset state and selecting.
+    obs_from_state: ClassVar[bool] = False
 
     def __init__(self, num_agents: int) -> None:
         self.num_agents = num_agents
@@ -176,14 +180,30 @@ class MultiAgentEnv:
         info["final_obs"] = obs_step
         info["final_state"] = state_step
 
-        if reset_state is None:
-            obs_reset, state_reset = self.reset_env(key_reset)
-        else:
-            state_reset = reset_state
-            obs_reset = self.get_obs(reset_state)
+        if self.obs_from_state:
+            # The observation is get_obs(state): pick the state, then observe it once.
+            def restart(_: None) -> Any:
+                state_reset = self.reset_env(key_reset)[1] if reset_state is None else reset_state
+                return jax.tree.map(lambda r, s: jnp.asarray(r, jnp.result_type(s)), state_reset, state_step)
 
-        state = jax.tree.map(lambda r, s: jnp.where(episode_over, r, s), state_reset, state_step)
-        obs = jax.tree.map(lambda r, s: jnp.where(episode_over, r, s), obs_reset, obs_step)
+            state = jax.lax.cond(episode_over, restart, lambda _: state_step, None)
+            return self.get_obs(state), state, reward, done, info
+
+        def restart_both(_: None) -> tuple[Obs, Any]:
+            if reset_state is None:
+                obs_reset, state_reset = self.reset_env(key_reset)
+            else:
+                state_reset, obs_reset = reset_state, self.get_obs(reset_state)
+            # Match the step's dtypes leaf by leaf (a reset may build weakly typed leaves).
+            state_reset = jax.tree.map(
+                lambda r, s: jnp.asarray(r, jnp.result_type(s)), state_reset, state_step
+            )
+            obs_reset = jax.tree.map(lambda r, o: jnp.asarray(r, jnp.result_type(o)), obs_reset, obs_step)
+            return obs_reset, state_reset
+
+        # A real branch for one environment (the reset runs only when an episode ends);
+        # under vmap the predicate is batched and JAX evaluates both sides and selects.
+        obs, state = jax.lax.cond(episode_over, restart_both, lambda _: (obs_step, state_step), None)
         return obs, state, reward, done, info
 
     def _check_metrics(self, info: Info) -> None:
