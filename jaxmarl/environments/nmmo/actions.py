@@ -28,7 +28,7 @@ import jax.numpy as jnp
 
 from jaxmarl.environments.nmmo import constants as C
 from jaxmarl.environments.nmmo import inventory as inv_ops
-from jaxmarl.environments.nmmo.events import Events, events
+from jaxmarl.environments.nmmo.events import Events, events, in_order
 from jaxmarl.environments.nmmo.inventory import Inventory
 from jaxmarl.environments.nmmo.types import State
 
@@ -135,9 +135,8 @@ def buy(
         ).astype(jnp.int32)
         return (inv, gold), (rows, jnp.stack([ok, ok]))
 
-    (inv, gold), (rows, valid) = jax.lax.scan(one, (inv_ops.of(state), state.ent_gold), order)
-    state = inv_ops.store(state, inv).replace(ent_gold=gold)
-    return state, Events(rows.reshape(-1, 8), valid.reshape(-1))
+    (inv, gold), batch = in_order(one, (inv_ops.of(state), state.ent_gold), order, choice < M, 2)
+    return inv_ops.store(state, inv).replace(ent_gold=gold), batch
 
 
 def give(
@@ -197,9 +196,9 @@ def give(
         ).astype(jnp.int32)
         return (inv, gold), (rows, jnp.stack([ok, gives_gold]))
 
-    (inv, gold), (rows, valid) = jax.lax.scan(one, (inv_ops.of(state), state.ent_gold), jnp.arange(P))
-    state = inv_ops.store(state, inv).replace(ent_gold=gold)
-    return state, Events(rows.reshape(-1, 8), valid.reshape(-1))
+    active = (item_slot < C.INVENTORY_CAPACITY) | (gold_target >= 0)
+    (inv, gold), batch = in_order(one, (inv_ops.of(state), state.ent_gold), jnp.arange(P), active, 2)
+    return inv_ops.store(state, inv).replace(ent_gold=gold), batch
 
 
 def destroy(state: State, num_agents: int, start_uid: jax.Array, slot: jax.Array) -> tuple[State, Events]:

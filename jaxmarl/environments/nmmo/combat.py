@@ -2,7 +2,7 @@
 
 Attacks resolve one attacker at a time in Neural MMO's order (players by id, then NPCs
 by slot), so a target killed earlier in the tick cannot strike back and experience
-gained by one hit counts for the next (a ``lax.scan`` over entities). An attack needs a
+gained by one hit counts for the next (a loop over the attacking entities). An attack needs a
 living, unfrozen attacker, a living target other than itself within 3 tiles (L-inf),
 and, between players, a target alive for at least 20 ticks (spawn immunity).
 
@@ -30,7 +30,7 @@ import jax.numpy as jnp
 
 from jaxmarl.environments.nmmo import constants as C
 from jaxmarl.environments.nmmo import inventory as inv_ops
-from jaxmarl.environments.nmmo.events import Events
+from jaxmarl.environments.nmmo.events import Events, in_order
 from jaxmarl.environments.nmmo.inventory import Inventory
 from jaxmarl.environments.nmmo.types import State
 
@@ -180,8 +180,12 @@ def resolve(
         return (st, inv, next_uid), (rows, valid_rows)
 
     inv = inv_ops.of(state)
-    (state, inv, next_uid), (rows, valid) = jax.lax.scan(
-        one, (state, inv, state.next_item_uid), jnp.arange(E, dtype=jnp.int32)
+    (state, inv, next_uid), batch = in_order(
+        one,
+        (state, inv, state.next_item_uid),
+        jnp.arange(E, dtype=jnp.int32),
+        target >= 0,
+        5 + C.INVENTORY_CAPACITY,
     )
     state = inv_ops.store(state, inv).replace(next_item_uid=next_uid)
-    return state, Events(rows.reshape(-1, 8), valid.reshape(-1))
+    return state, batch

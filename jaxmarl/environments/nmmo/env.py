@@ -76,6 +76,7 @@ class NeuralMMO(MultiAgentEnv):
         ValueError: invalid world settings or task specifications (see ``Config``).
     """
 
+    obs_from_state: ClassVar[bool] = True
     episode_metrics: ClassVar[dict[str, str]] = {
         "tasks_completed": "sum",
         "survivors": "last",

@@ -10,7 +10,8 @@ Which row fields an event fills follows Neural MMO's ``EventLogger.record``.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -48,6 +49,36 @@ def events(
     columns = [ent_id, tick, code, type_, level, number, gold, target]
     rows = jnp.stack([jnp.broadcast_to(jnp.asarray(c, jnp.int32), shape) for c in columns], -1)
     return Events(rows.reshape(-1, 8), jnp.asarray(valid, bool).reshape(-1))
+
+
+def in_order(
+    body: Callable[[Any, jax.Array], tuple[Any, tuple[jax.Array, jax.Array]]],
+    carry: Any,
+    order: jax.Array,
+    active: jax.Array,
+    rows_per_item: int,
+) -> tuple[Any, Events]:
+    """Run ``body(carry, item) -> (carry, (rows (R, 8), valid (R,)))`` on the ``active``
+    items of ``order`` one after the other, in that order; inactive items are skipped (a
+    ``while_loop`` over the active ones only: most entities do not buy, give or attack in
+    a given tick). Returns the carry and every row, ``len(order) * R`` of them."""
+    n = order.shape[0]
+    ranked = order[jnp.argsort(~active[order], stable=True)]
+    count = jnp.sum(active)
+
+    def step(c: tuple) -> tuple:
+        i, carry, rows, valid = c
+        carry, (r, v) = body(carry, ranked[i])
+        return i + 1, carry, rows.at[i].set(r), valid.at[i].set(v)
+
+    init = (
+        jnp.array(0, jnp.int32),
+        carry,
+        jnp.zeros((n, rows_per_item, 8), jnp.int32),
+        jnp.zeros((n, rows_per_item), bool),
+    )
+    _, carry, rows, valid = jax.lax.while_loop(lambda c: c[0] < count, step, init)
+    return carry, Events(rows.reshape(-1, 8), valid.reshape(-1))
 
 
 def concat(batches: list[Events]) -> Events:

@@ -1,0 +1,194 @@
+"""Agent steps per second per CPU core: our Neural-MMO-style world against Neural MMO 2.1.1.
+
+The Neural MMO 2 paper's method (section 5): random actions, every agent immortal so that
+nobody dies and every step moves all agents, agent steps per second on one CPU core. Both
+run Neural MMO's Medium world (map 160 with a 128-tile centre, 128 NPCs, every system on)
+with each agent's ``Move`` and ``Attack`` (direction, style, target) uniform over the
+entries its action mask allows and no other action (our other heads take their no-op).
+
+- Ours: ``num_worlds`` worlds ``vmap``-ed in one jitted ``lax.scan`` of ``--num-steps``
+  steps, on one core (the process pins itself and XLA runs single-threaded), for each
+  agent count and world count; also each world's state size and XLA's scratch memory for
+  the rollout per world.
+- Neural MMO: ``benchmarks/peers/nmmo_throughput.py`` in its own virtual environment
+  (``tests/oracles/nmmo_oracle.py``), one world stepped in Python, pinned to the same core.
+
+Run ``python -m benchmarks.nmmo_throughput`` (about 10 minutes on an idle machine); it
+prints a markdown table and writes ``benchmarks/nmmo_results.json``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+if __name__ == "__main__" or os.environ.get("JAXMARL_NMMO_BENCH_CHILD"):
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    os.environ["XLA_FLAGS"] = (
+        os.environ.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+    )
+
+import argparse
+import json
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+BENCHMARKS = Path(__file__).resolve().parent
+ROOT = BENCHMARKS.parent
+
+
+def measure_ours(num_agents: int, num_worlds: int, num_steps: int, repeats: int) -> dict[str, Any]:
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from jaxmarl.environments.nmmo import NeuralMMO
+    from jaxmarl.environments.nmmo import constants as C
+    from jaxmarl.environments.nmmo import observation as obs_ops
+
+    env = NeuralMMO(num_agents=num_agents, immortal=True)
+    bounds = np.concatenate([[0], np.cumsum(C.ACTION_NVEC)])
+    noop = jnp.asarray(C.NOOP_ACTION, jnp.int32)
+
+    def actions(key: jax.Array, state: Any) -> dict[str, jax.Array]:
+        masks = obs_ops.action_masks(env.config, state)
+        score = jnp.where(masks, jax.random.gumbel(key, masks.shape), -jnp.inf)
+        picked = {h: jnp.argmax(score[:, bounds[h] : bounds[h + 1]], -1) for h in (0, 1, 2)}
+        a = jnp.tile(noop, (num_agents, 1))
+        for h, v in picked.items():
+            a = a.at[:, h].set(v.astype(jnp.int32))
+        return {agent: a[i] for i, agent in enumerate(env.agents)}
+
+    def rollout(key: jax.Array) -> jax.Array:
+        keys = jax.random.split(key, num_worlds)
+        _, states = jax.vmap(env.reset)(keys)
+
+        def body(states: Any, key: jax.Array) -> tuple[Any, None]:
+            k_act, k_step = jax.random.split(key)
+            acts = jax.vmap(actions)(jax.random.split(k_act, num_worlds), states)
+            _, states, *_ = jax.vmap(env.step)(jax.random.split(k_step, num_worlds), states, acts)
+            return states, None
+
+        states, _ = jax.lax.scan(body, states, jax.random.split(key, num_steps))
+        return states.step.sum()
+
+    run = jax.jit(rollout)
+    t0 = time.perf_counter()
+    compiled = run.lower(jax.random.PRNGKey(0)).compile()
+    compile_s = time.perf_counter() - t0
+    scratch = compiled.memory_analysis().temp_size_in_bytes if compiled.memory_analysis() else 0
+    compiled(jax.random.PRNGKey(0)).block_until_ready()
+    times = []
+    for r in range(repeats):
+        t0 = time.perf_counter()
+        compiled(jax.random.PRNGKey(r + 1)).block_until_ready()
+        times.append(time.perf_counter() - t0)
+    best = sorted(times)[len(times) // 2]
+    state = jax.eval_shape(env.reset, jax.random.PRNGKey(0))[1]
+    state_bytes = sum(x.size * x.dtype.itemsize for x in jax.tree.leaves(state))
+    return {
+        "lib": "ours",
+        "num_agents": num_agents,
+        "num_worlds": num_worlds,
+        "compile_s": compile_s,
+        "run_s": best,
+        "env_steps_per_s": num_worlds * num_steps / best,
+        "agent_steps_per_s": num_worlds * num_steps * num_agents / best,
+        "state_bytes_per_world": state_bytes,
+        "scratch_bytes_per_world": scratch / num_worlds,
+    }
+
+
+def measure_peer(num_agents: list[int], num_steps: int, repeats: int) -> list[dict[str, Any]]:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from oracles.nmmo_oracle import oracle_python
+
+    proc = subprocess.run(
+        [
+            str(oracle_python()),
+            str(BENCHMARKS / "peers" / "nmmo_throughput.py"),
+            "--num-agents",
+            *map(str, num_agents),
+            "--num-steps",
+            str(num_steps),
+            "--repeats",
+            str(repeats),
+            "--core",
+            str(min(os.sched_getaffinity(0))),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": ""},
+    )
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+
+
+def child(args: argparse.Namespace) -> None:
+    print(json.dumps(measure_ours(args.one[0], args.one[1], args.num_steps, args.repeats)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--agents", type=int, nargs="+", default=[32, 128, 512])
+    parser.add_argument("--worlds", type=int, nargs="+", default=[1, 16, 64])
+    parser.add_argument("--num-steps", type=int, default=50)
+    parser.add_argument("--peer-steps", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--one", type=int, nargs=2, help=argparse.SUPPRESS)  # child: (agents, worlds)
+    parser.add_argument("--out", default=str(BENCHMARKS / "nmmo_results.json"))
+    args = parser.parse_args()
+    if args.one:
+        child(args)
+        return
+    records = []
+    for n in args.agents:
+        for w in args.worlds:
+            if n * w > 128 * 64:  # memory: at most 8192 agents per rollout on this machine
+                continue
+            cmd = [sys.executable, "-m", "benchmarks.nmmo_throughput", "--one", str(n), str(w)]
+            cmd += ["--num-steps", str(args.num_steps), "--repeats", str(args.repeats)]
+            out = subprocess.run(
+                cmd,
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=ROOT,
+                env={**os.environ, "JAXMARL_NMMO_BENCH_CHILD": "1"},
+            )
+            records.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            print(json.dumps(records[-1]), flush=True)
+    for rec in measure_peer(args.agents, args.peer_steps, args.repeats):
+        rec["lib"] = "nmmo 2.1.1"
+        records.append(rec)
+        print(json.dumps(rec), flush=True)
+    Path(args.out).write_text(json.dumps(records, indent=1) + "\n")
+    peer = {r["num_agents"]: r["agent_steps_per_s"] for r in records if r["lib"] != "ours"}
+    header = (
+        "agents",
+        "worlds",
+        "ours agent steps/s",
+        "nmmo agent steps/s",
+        "ratio",
+        "state KiB/world",
+        "scratch KiB/world",
+    )
+    print("\n| " + " | ".join(header) + " |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in records:
+        if r["lib"] != "ours":
+            continue
+        p = peer.get(r["num_agents"])
+        ratio = f"**{r['agent_steps_per_s'] / p:.1f}x**" if p else "n/a"
+        print(
+            f"| {r['num_agents']} | {r['num_worlds']} | {r['agent_steps_per_s']:.3g} | {p:.3g} | {ratio} | "
+            f"{r['state_bytes_per_world'] / 1024:.0f} | {r['scratch_bytes_per_world'] / 1024:.0f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
