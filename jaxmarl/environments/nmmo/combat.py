@@ -146,8 +146,12 @@ def resolve(
             return inv_i, inv_t_after, next_uid, loot_rows
 
         empty_rows = (jnp.zeros((C.INVENTORY_CAPACITY, 8), jnp.int32), jnp.zeros(C.INVENTORY_CAPACITY, bool))
-        inv_i, inv_t_after, next_uid, loot_rows = jax.lax.fori_loop(
-            0, C.INVENTORY_CAPACITY, take, (inv_i, inv_t_after, next_uid, empty_rows)
+        # Looting is rare: a real branch for one world (a select under vmap).
+        inv_i, inv_t_after, next_uid, loot_rows = jax.lax.cond(
+            player_loot | npc_loot,
+            lambda acc: jax.lax.fori_loop(0, C.INVENTORY_CAPACITY, take, acc),
+            lambda acc: acc,
+            (inv_i, inv_t_after, next_uid, empty_rows),
         )
         # Whatever a dead player held is gone (taken above or destroyed).
         dead_player = killed & t_player
