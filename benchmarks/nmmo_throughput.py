@@ -78,7 +78,8 @@ def measure_ours(num_agents: int, num_worlds: int, num_steps: int, repeats: int)
     t0 = time.perf_counter()
     compiled = run.lower(jax.random.PRNGKey(0)).compile()
     compile_s = time.perf_counter() - t0
-    scratch = compiled.memory_analysis().temp_size_in_bytes if compiled.memory_analysis() else 0
+    analysis = compiled.memory_analysis()
+    scratch = analysis.temp_size_in_bytes if analysis is not None else 0
     compiled(jax.random.PRNGKey(0)).block_until_ready()
     times = []
     for r in range(repeats):

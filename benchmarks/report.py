@@ -284,6 +284,8 @@ def results_markdown(results: dict[str, Any], plot_dir: str) -> str:
             ]
             parts.append(markdown_table(header, memory))
     parts.append(f"![Environment throughput]({plot_dir}/env_throughput.png)")
+    # Measurements made by other scripts (e.g. benchmarks/nmmo_throughput.py), kept as written.
+    parts.extend(results.get("sections", []))
     if results.get("train"):
         parts.append(
             "### Training throughput\n\nEach baseline's default config (timesteps as listed), "

@@ -223,6 +223,7 @@ def merge(old: dict[str, Any], new: dict[str, Any], suites: list[str]) -> dict[s
     merged["env"] = {**old.get("env", {}), **new["env"]}
     merged["peers"] = {**old.get("peers", {}), **new["peers"]}
     merged["notes"] = old.get("notes", []) + new.get("notes", [])
+    merged["sections"] = old.get("sections", []) + new.get("sections", [])
     if "env" not in suites:
         merged["settings"] = old.get("settings", new["settings"])
     lengths = Counter(

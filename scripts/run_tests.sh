@@ -9,5 +9,7 @@ scripts/setup_venv.sh dev
 .venv/bin/mypy
 # The JaxMARL 0.2.0 oracle's own virtual environment (created once per machine, ~1 min).
 .venv/bin/python tests/oracles/jaxmarl020.py
+# Neural MMO 2.1.1's (numpy 1.23 and a patched vec-noise build; ~1 min once per machine).
+.venv/bin/python tests/oracles/nmmo_oracle.py
 .venv/bin/pytest -n "${PYTEST_WORKERS:-2}" --dist loadgroup --durations=15 "$@"
 .venv/bin/mkdocs build --strict --site-dir "$(mktemp -d)"

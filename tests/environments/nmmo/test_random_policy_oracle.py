@@ -20,6 +20,7 @@ import pytest
 from nmmo_random_stats import EVENTS, run
 from oracles.nmmo_oracle import run_worker
 
+pytestmark = [pytest.mark.oracle, pytest.mark.xdist_group("nmmo_random_policy_oracle")]
 NMMO_EPISODES, OUR_EPISODES = 8, 32
 SIGMAS = 4.0
 TICKS = (24, 26, 32, 48, 64, 96, 128)

@@ -19,6 +19,7 @@ from oracles.nmmo_oracle import run_oracle
 
 import jaxmarl.environments.nmmo.tasks as tasks
 
+pytestmark = [pytest.mark.oracle, pytest.mark.xdist_group("nmmo_tasks_oracle")]
 WORKER = __file__.replace("test_tasks_oracle.py", "nmmo_task_oracle_worker.py")
 # (our leaf, Neural MMO predicate, its kwargs; entity ids are agent index + 1)
 CASES = {
