@@ -49,6 +49,23 @@ def world(env, **fields):
     return make_state(env.config, **fields)
 
 
+def items(*entries: tuple) -> dict[str, np.ndarray]:
+    """Inventory fields holding ``(agent, slot, type, level, quantity, uid[, equipped[, price]])``
+    entries (every other slot empty), for ``world``."""
+    fields = {
+        name: np.zeros((P, 12), np.int32) for name in ("inv_type", "inv_level", "inv_quantity", "inv_uid")
+    }
+    fields |= {"inv_equipped": np.zeros((P, 12), bool), "inv_price": np.zeros((P, 12), np.int32)}
+    for agent, slot, type_, level, quantity, uid, *rest in entries:
+        fields["inv_type"][agent, slot], fields["inv_level"][agent, slot] = type_, level
+        fields["inv_quantity"][agent, slot], fields["inv_uid"][agent, slot] = quantity, uid
+        if rest:
+            fields["inv_equipped"][agent, slot] = rest[0]
+        if len(rest) > 1:
+            fields["inv_price"][agent, slot] = rest[1]
+    return fields
+
+
 def set_tiles(env, changes):
     tile = np.array(make_state(env.config).tile)
     for (r, c), m in changes.items():
@@ -84,19 +101,9 @@ def test_drinking_next_to_water_and_starvation_damage(env, step):
 
 def test_fishing_harvests_every_adjacent_fish_for_one_leveled_ration(env, step):
     tiles = set_tiles(env, {(MID - 1, 10): C.FISH, (MID + 1, 10): C.FISH})
-    inv_type = np.zeros((P, 12), np.int32)
-    inv_level = np.zeros((P, 12), np.int32)
-    inv_q = np.zeros((P, 12), np.int32)
-    inv_eq = np.zeros((P, 12), bool)
-    inv_uid = np.zeros((P, 12), np.int32)
-    inv_type[0, 0], inv_level[0, 0], inv_q[0, 0], inv_eq[0, 0], inv_uid[0, 0] = C.ROD, 3, 1, True, 1
     state = world(
         env,
-        inv_type=inv_type,
-        inv_level=inv_level,
-        inv_quantity=inv_q,
-        inv_equipped=inv_eq,
-        inv_uid=inv_uid,
+        **items((0, 0, C.ROD, 3, 1, 1, True)),
         next_item_uid=np.array(2, np.int32),
         **tiles,
     )
@@ -116,16 +123,8 @@ def _attack(target_row: int, style: int) -> np.ndarray:
 
 
 def test_damage_follows_neural_mmos_formula_with_weakness_and_equipment(env, step):
-    inv_type = np.zeros((P, 12), np.int32)
-    inv_level = np.zeros((P, 12), np.int32)
-    inv_eq = np.zeros((P, 12), bool)
-    inv_q = np.zeros((P, 12), np.int32)
-    inv_uid = np.zeros((P, 12), np.int32)
-    inv_type[0, 0], inv_level[0, 0] = C.SPEAR, 2  # +5 + 5*2 melee attack
-    inv_type[1, 0], inv_level[1, 0] = C.HAT, 2  # +3*2 defense
-    inv_eq[0, 0] = inv_eq[1, 0] = True
-    inv_q[0, 0] = inv_q[1, 0] = 1
-    inv_uid[0, 0], inv_uid[1, 0] = 1, 2
+    # A level-2 spear adds 5 + 5 * 2 melee attack; a level-2 hat 3 * 2 defense.
+    gear = items((0, 0, C.SPEAR, 2, 1, 1, True), (1, 0, C.HAT, 2, 1, 2, True))
     level = np.ones((E, 8), np.int32)
     level[0, C.MELEE] = 3
     level[1, C.ALCHEMY] = 4  # defense counts the highest skill
@@ -133,11 +132,7 @@ def test_damage_follows_neural_mmos_formula_with_weakness_and_equipment(env, ste
     exp[1, C.RANGE] = 50  # main style range: melee beats it (x1.5)
     state = world(
         env,
-        inv_type=inv_type,
-        inv_level=inv_level,
-        inv_equipped=inv_eq,
-        inv_quantity=inv_q,
-        inv_uid=inv_uid,
+        **gear,
         ent_level=level,
         ent_exp=exp,
     )
@@ -163,24 +158,12 @@ def test_spawn_immunity_protects_young_players_from_players(env, step):
 
 
 def test_a_kill_loots_gold_and_items_and_ends_the_victims_episode(env, step):
-    inv_type = np.zeros((P, 12), np.int32)
-    inv_level = np.zeros((P, 12), np.int32)
-    inv_q = np.zeros((P, 12), np.int32)
-    inv_uid = np.zeros((P, 12), np.int32)
-    inv_type[1, :2], inv_level[1, :2], inv_q[1, :2], inv_uid[1, :2] = (
-        [C.RATION, C.ARROW],
-        [2, 1],
-        [1, 5],
-        [1, 2],
-    )
+    loot = items((1, 0, C.RATION, 2, 1, 1), (1, 1, C.ARROW, 1, 5, 2))
     gold = np.array([1, 7, 1, 1, 0, 0], np.int32)
     health = np.array([100, 5, 100, 100, 0, 0], np.int32)
     state = world(
         env,
-        inv_type=inv_type,
-        inv_level=inv_level,
-        inv_quantity=inv_q,
-        inv_uid=inv_uid,
+        **loot,
         ent_gold=gold,
         ent_health=health,
         ent_food=np.full(E, 10, np.int32),
@@ -200,17 +183,9 @@ def test_a_kill_loots_gold_and_items_and_ends_the_victims_episode(env, step):
 
 
 def test_selling_then_buying_moves_the_item_and_the_gold(env, step):
-    inv_type = np.zeros((P, 12), np.int32)
-    inv_level = np.zeros((P, 12), np.int32)
-    inv_q = np.zeros((P, 12), np.int32)
-    inv_uid = np.zeros((P, 12), np.int32)
-    inv_type[0, 3], inv_level[0, 3], inv_q[0, 3], inv_uid[0, 3] = C.POTION, 1, 1, 9
     state = world(
         env,
-        inv_type=inv_type,
-        inv_level=inv_level,
-        inv_quantity=inv_q,
-        inv_uid=inv_uid,
+        **items((0, 3, C.POTION, 1, 1, 9)),
         ent_gold=np.array([1, 10, 1, 1, 0, 0], np.int32),
         next_item_uid=np.array(10, np.int32),
     )
@@ -229,17 +204,9 @@ def test_selling_then_buying_moves_the_item_and_the_gold(env, step):
 
 
 def test_listings_expire_after_three_ticks(env, step):
-    inv_type = np.zeros((P, 12), np.int32)
-    inv_q = np.zeros((P, 12), np.int32)
-    inv_uid = np.zeros((P, 12), np.int32)
-    price = np.zeros((P, 12), np.int32)
-    inv_type[0, 0], inv_q[0, 0], inv_uid[0, 0], price[0, 0] = C.RATION, 1, 1, 3
     state = world(
         env,
-        inv_type=inv_type,
-        inv_quantity=inv_q,
-        inv_uid=inv_uid,
-        inv_price=price,
+        **items((0, 0, C.RATION, 1, 1, 1, False, 3)),
         inv_listed_tick=np.zeros((P, 12), np.int32),
         step=np.array(2, np.int32),
     )
@@ -250,16 +217,9 @@ def test_listings_expire_after_three_ticks(env, step):
 
 
 def test_giving_an_item_and_gold_to_a_nearby_player(env, step):
-    inv_type = np.zeros((P, 12), np.int32)
-    inv_q = np.zeros((P, 12), np.int32)
-    inv_uid = np.zeros((P, 12), np.int32)
-    inv_type[0, 0], inv_q[0, 0], inv_uid[0, 0] = C.WHETSTONE, 4, 1
     state = world(
         env,
-        inv_type=inv_type,
-        inv_quantity=inv_q,
-        inv_uid=inv_uid,
-        inv_level=(inv_type > 0).astype(np.int32),
+        **items((0, 0, C.WHETSTONE, 1, 4, 1)),
         ent_gold=np.array([10, 0, 0, 0, 0, 0], np.int32),
     )
     give = noop()
@@ -273,22 +233,10 @@ def test_giving_an_item_and_gold_to_a_nearby_player(env, step):
 
 
 def test_use_equips_swaps_and_consumes(env, step):
-    inv_type = np.zeros((P, 12), np.int32)
-    inv_level = np.ones((P, 12), np.int32)
-    inv_q = np.ones((P, 12), np.int32)
-    inv_uid = np.arange(1, P * 12 + 1, dtype=np.int32).reshape(P, 12)
-    inv_eq = np.zeros((P, 12), bool)
-    inv_type[0, :2] = [C.PICKAXE, C.AXE]
-    inv_eq[0, 0] = True
-    inv_type[1, 0] = C.POTION
-    inv_level[1, 0] = 2
+    # The pickaxe is held; the axe would take its slot; the potion (level 2) is too high.
     state = world(
         env,
-        inv_type=inv_type,
-        inv_level=inv_level,
-        inv_quantity=inv_q,
-        inv_uid=inv_uid,
-        inv_equipped=inv_eq,
+        **items((0, 0, C.PICKAXE, 1, 1, 1, True), (0, 1, C.AXE, 1, 1, 2), (1, 0, C.POTION, 2, 1, 3)),
         ent_health=np.array([100, 40, 100, 100, 0, 0], np.int32),
         ent_food=np.full(E, 40, np.int32),
     )
