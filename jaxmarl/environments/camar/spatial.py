@@ -58,6 +58,11 @@ class BucketGrid:
         return cls((float(low[0]), float(low[1])), bucket, (shape[0], shape[1]), int(capacity))
 
     @property
+    def inv_bucket(self) -> float:
+        """``1 / bucket``, by which positions are scaled to bucket coordinates."""
+        return 1.0 / self.bucket
+
+    @property
     def num_buckets(self) -> int:
         return self.shape[0] * self.shape[1]
 
@@ -75,7 +80,10 @@ class BucketGrid:
 
     def cells(self, pos: jax.Array) -> jax.Array:
         """Bucket (column, row) of each position, clipped into the grid, int32 ``(..., 2)``."""
-        ij = jnp.floor((pos - jnp.asarray(self.origin, pos.dtype)) / self.bucket).astype(jnp.int32)
+        # Times the reciprocal (as XLA would rewrite a division by a constant), spelled
+        # out so that build_np's numpy arithmetic files every circle identically.
+        inv = jnp.asarray(self.inv_bucket, pos.dtype)
+        ij = jnp.floor((pos - jnp.asarray(self.origin, pos.dtype)) * inv).astype(jnp.int32)
         return jnp.clip(ij, 0, jnp.asarray(self.shape, jnp.int32) - 1)
 
     def build(self, landmark_pos: jax.Array) -> jax.Array:
@@ -95,8 +103,22 @@ class BucketGrid:
         return jnp.concatenate([table, jnp.full((1, self.capacity), num, jnp.int32)])
 
     def build_np(self, landmark_pos: np.ndarray) -> np.ndarray:
-        """:meth:`build` in numpy (for layouts fixed at construction)."""
-        return np.asarray(self.build(jnp.asarray(landmark_pos, jnp.float32)))
+        """:meth:`build` in numpy, in the same float32 arithmetic (for layouts fixed at
+        construction: one eager JAX call per layout would compile for every layout size)."""
+        pos = np.asarray(landmark_pos, np.float32).reshape(-1, 2)
+        num = pos.shape[0]
+        scaled = (pos - np.asarray(self.origin, np.float32)) * np.float32(self.inv_bucket)
+        ij = np.floor(scaled).astype(np.int32)
+        ij = np.clip(ij, 0, np.asarray(self.shape, np.int32) - 1)
+        cell = ij[:, 1] * self.shape[0] + ij[:, 0]
+        order = np.argsort(cell, kind="stable")
+        buckets = np.arange(self.num_buckets)
+        start = np.searchsorted(cell[order], buckets, side="left")
+        count = np.searchsorted(cell[order], buckets, side="right") - start
+        slots = np.arange(self.capacity)
+        idx = order[np.minimum(start[:, None] + slots, max(num - 1, 0))] if num else 0
+        table = np.where(slots[None, :] < count[:, None], idx, num).astype(np.int32)
+        return np.concatenate([table, np.full((1, self.capacity), num, np.int32)])
 
     def neighbour_rows(self, pos: jax.Array) -> jax.Array:
         """Table rows of the 3 x 3 buckets around each position, int32 ``(..., 9)``, each

@@ -1,6 +1,8 @@
 """CAMAR rules on hand-built worlds: contact force, dynamics, observation formula,
 metrics, reachability, the bucket grid and construction errors."""
 
+import itertools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -362,3 +364,16 @@ def test_lifelong_gives_a_new_goal_on_arrival():
     assert not np.allclose(new.goal_pos[0], [-0.2, -0.1]) and np.allclose(new.goal_pos[1], [0.0, 0.1])
     free = np.asarray(env.map.free_layouts[0])
     assert np.min(np.linalg.norm(free - np.asarray(new.goal_pos[0]), axis=1)) < 1e-6
+
+
+def test_bucket_tables_built_in_numpy_match_the_jitted_build():
+    """Fixed layouts are filed at construction in numpy (build_np); the tables must be the
+    ones the jitted build gives, circles on bucket edges included."""
+    rng = np.random.default_rng(0)
+    build = jax.jit(lambda grid, pos: grid.build(pos), static_argnums=0)
+    for reach, num, on_edges in itertools.product([0.3, 0.77, 1.3], [0, 40], [False, True]):
+        grid = BucketGrid.covering(np.array([-3.1, -2.0]), np.array([4.0, 3.3]), reach, 6)
+        pos = rng.uniform(-3.5, 4.5, (num, 2)).astype(np.float32)
+        if on_edges:
+            pos = (np.round(pos / grid.bucket) * grid.bucket + np.asarray(grid.origin)).astype(np.float32)
+        np.testing.assert_array_equal(grid.build_np(pos), np.asarray(build(grid, jnp.asarray(pos))))
