@@ -333,8 +333,21 @@ def check_tiny_run(config, out):
     assert all(np.all(np.isfinite(x)) for x in jax.tree.leaves(out["params"]))
 
 
-@pytest.mark.parametrize("env_id", MPE_IDS)
-def test_vdn_trains_on_every_mpe_env(env_id):
+# The MPE scenarios share one implementation, PPO trains on every one of them
+# (test_ppo.py) and A2C on every environment class: VDN trains on the four that differ in
+# what its agent batching meets: a single agent, heterogeneous observation and action
+# sizes (speaker and listener), three competing roles, and the most agents (six
+# collectors and two deposits). QMIX's heterogeneous teams are the next test.
+VDN_MPE_IDS = [
+    "MPE_simple_v3",
+    "MPE_simple_speaker_listener_v4",
+    "MPE_simple_crypto_v3",
+    "MPE_collect_treasure_v1",
+]
+
+
+@pytest.mark.parametrize("env_id", VDN_MPE_IDS)
+def test_vdn_trains_on_mpe_envs_of_every_shape(env_id):
     env = next(e for e in ENVS if load_config(env=e)["ENV_NAME"] == env_id)
     config = load_config("vdn", env, **tiny())
     out = fast_jit(ql.make_train(config))(jax.random.PRNGKey(0))
