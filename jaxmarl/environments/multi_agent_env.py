@@ -180,22 +180,35 @@ class MultiAgentEnv:
         info["final_obs"] = obs_step
         info["final_state"] = state_step
 
-        # The reset is computed and selected leaf by leaf, which is what JAX does under
-        # vmap in any case (a lax.cond with a batched predicate runs both branches); a
-        # real branch would only help one unbatched environment, and costs every
-        # compilation about 10% (measured on check_env's rollouts).
-        if reset_state is None:
-            obs_reset, state_reset = self.reset_env(key_reset)
-        else:
-            obs_reset, state_reset = None, reset_state
-        state = jax.tree.map(lambda r, s: jnp.where(episode_over, r, s), state_reset, state_step)
         if self.obs_from_state:
-            # The observation is get_obs(state): observe the selected state once (an
-            # unused reset observation is dropped by the compiler).
-            return self.get_obs(state), state, reward, done, info
-        if obs_reset is None:
-            obs_reset = self.get_obs(reset_state)
-        obs = jax.tree.map(lambda r, s: jnp.where(episode_over, r, s), obs_reset, obs_step)
+            # The observation is get_obs(state): pick the state, then observe it once.
+            def reset_part() -> Any:
+                return self.reset_env(key_reset)[1] if reset_state is None else reset_state
+
+            stepped: Any = state_step
+        else:
+
+            def reset_part() -> Any:
+                if reset_state is None:
+                    return self.reset_env(key_reset)
+                return self.get_obs(reset_state), reset_state
+
+            stepped = (obs_step, state_step)
+
+        # Both branches must agree leaf by leaf: a reset may build weakly typed leaves
+        # (they take the step's dtype), and a state given in float64 keeps float64 where
+        # step_env computed a leaf in float32 (as selecting with jnp.where would).
+        dtypes = jax.tree.map(_promoted_dtype, jax.eval_shape(reset_part), stepped)
+
+        def cast(tree: Any) -> Any:
+            return jax.tree.map(jnp.asarray, tree, dtypes)
+
+        # A real branch for one environment (the reset runs only when an episode ends);
+        # under vmap the predicate is batched and JAX evaluates both sides and selects.
+        chosen = jax.lax.cond(episode_over, lambda _: cast(reset_part()), lambda _: cast(stepped), None)
+        if self.obs_from_state:
+            return self.get_obs(chosen), chosen, reward, done, info
+        obs, state = chosen
         return obs, state, reward, done, info
 
     def _check_metrics(self, info: Info) -> None:
@@ -330,3 +343,12 @@ def random_actions(env: Any, key: jax.Array, state: Any) -> Actions:
         else:
             actions[agent] = space.sample(keys[i])
     return actions
+
+
+def _promoted_dtype(reset_leaf: jax.ShapeDtypeStruct, step_leaf: jax.Array) -> Any:
+    """The dtype JAX promotes a reset leaf (shape only, weak type kept) and a step leaf to."""
+    if getattr(reset_leaf, "weak_type", False):
+        # A weakly typed leaf promotes as a Python scalar of its kind would.
+        kind = jnp.dtype(reset_leaf.dtype).kind
+        return jnp.result_type({"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}[kind], step_leaf)
+    return jnp.result_type(reset_leaf.dtype, step_leaf)
