@@ -28,6 +28,7 @@ from jaxmarl.environments.camar.maps import (
     MapGenerator,
     MapSample,
     _count,
+    cell_centres_np,
     redraw_until,
 )
 from jaxmarl.environments.camar.spatial import BucketGrid
@@ -197,12 +198,7 @@ class batched_string_grid(MapGenerator):
         self.height, self.width = rows * size, cols * size
 
         def centres(rc: np.ndarray) -> np.ndarray:
-            # cell_centres in numpy: the same float32 operations, each rounded as the
-            # eager JAX calls round them, without compiling for every layout's length.
-            f32 = np.float32
-            x = rc[:, 1].astype(f32) * f32(size) - f32(self.width / 2) + f32(size / 2)
-            y = rc[:, 0].astype(f32) * f32(size) - f32(self.height / 2) + f32(size / 2)
-            return np.stack([x, y], axis=1)
+            return cell_centres_np(rc[:, 0], rc[:, 1], size, self.height, self.width)
 
         self.num_landmarks = max(int(w.sum()) for w in walls)
         self.landmark_counts = [int(w.sum()) for w in walls]
