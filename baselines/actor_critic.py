@@ -24,6 +24,7 @@ reward, so advantages bootstrap correctly instead of treating the cut as an end.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable
 from typing import Any, NamedTuple, cast
 
@@ -33,6 +34,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
+from flax import struct
 from flax.linen.initializers import constant
 from flax.training.train_state import TrainState
 
@@ -44,10 +46,14 @@ from jaxmarl.wrappers import AgentBatcher, LogWrapper
 # ------------------------------------------------------------------ distributions
 
 
-class Policy(NamedTuple):
+@struct.dataclass
+class Policy:
     """An action distribution over ``(..., num_agents)`` actors.
 
-    Discrete: ``logits`` ``(..., n)`` with illegal actions masked out. Continuous: a
+    Discrete: ``logits`` ``(..., n)`` with illegal actions masked out. Multi-discrete
+    (factorised): ``logits`` ``(..., sum(head_sizes))``, head after head, masked, and
+    ``head_sizes`` (static): one independent categorical per head; an action is ``(...,
+    num_heads)`` and its log-probability and entropy are the heads' sums. Continuous: a
     diagonal Gaussian ``mean`` ``(..., d)``, ``log_std`` ``(d,)`` and ``dim_mask``
     ``(..., d)`` marking the dimensions the agent really has (padding is ignored).
     """
@@ -56,17 +62,30 @@ class Policy(NamedTuple):
     mean: jax.Array | None = None
     log_std: jax.Array | None = None
     dim_mask: jax.Array | None = None
+    head_sizes: tuple[int, ...] | None = struct.field(pytree_node=False, default=None)
+
+    def _heads(self) -> list[distrax.Categorical]:
+        assert self.logits is not None and self.head_sizes is not None
+        bounds = np.cumsum((0, *self.head_sizes))
+        return [distrax.Categorical(logits=self.logits[..., a:b]) for a, b in itertools.pairwise(bounds)]
 
     def sample(self, key: jax.Array) -> jax.Array:
+        if self.head_sizes is not None:
+            keys = jax.random.split(key, len(self.head_sizes))
+            return jnp.stack([h.sample(seed=k) for h, k in zip(self._heads(), keys, strict=True)], -1)
         if self.logits is not None:
             return jax.random.categorical(key, self.logits)
         assert self.mean is not None and self.log_std is not None
         return self.mean + jnp.exp(self.log_std) * jax.random.normal(key, self.mean.shape)
 
     def mode(self) -> jax.Array:
+        if self.head_sizes is not None:
+            return jnp.stack([jnp.argmax(h.logits, -1) for h in self._heads()], -1)
         return jnp.argmax(self.logits, -1) if self.logits is not None else self.mean  # type: ignore[return-value]
 
     def log_prob(self, action: jax.Array) -> jax.Array:
+        if self.head_sizes is not None:
+            return sum(h.log_prob(action[..., i]) for i, h in enumerate(self._heads()))
         if self.logits is not None:
             return distrax.Categorical(logits=self.logits).log_prob(action)
         assert self.mean is not None and self.log_std is not None
@@ -74,6 +93,8 @@ class Policy(NamedTuple):
         return jnp.sum(per_dim * self.dim_mask, axis=-1)
 
     def entropy(self) -> jax.Array:
+        if self.head_sizes is not None:
+            return sum(h.entropy() for h in self._heads())
         if self.logits is not None:
             return distrax.Categorical(logits=self.logits).entropy()
         assert self.mean is not None and self.log_std is not None
@@ -115,12 +136,16 @@ class Torso(nn.Module):
 
 
 class Actor(nn.Module):
+    """The policy network; ``kind`` and ``head_sizes`` as in ``AgentBatcher`` (``avail``
+    is ``(..., action_dim)``)."""
+
     network: str
     width: int
     layers: int
     activation: str
     action_dim: int
-    discrete: bool
+    kind: str  # "discrete", "continuous" or "multi_discrete"
+    head_sizes: tuple[int, ...] | None = None
 
     @nn.compact
     def __call__(
@@ -128,8 +153,10 @@ class Actor(nn.Module):
     ) -> tuple[jax.Array, Policy]:
         hidden, x = Torso(self.network, self.width, self.layers, self.activation)(hidden, obs, resets)
         out = nn.Dense(self.action_dim, kernel_init=orthogonal(0.01), bias_init=constant(0.0))(x)
-        if self.discrete:
+        if self.kind == "discrete":
             return hidden, Policy(logits=jnp.where(avail, out, -1e9))
+        if self.kind == "multi_discrete":
+            return hidden, Policy(logits=jnp.where(avail, out, -1e9), head_sizes=self.head_sizes)
         log_std = self.param("log_std", nn.initializers.zeros, (self.action_dim,))
         return hidden, Policy(mean=out, log_std=log_std, dim_mask=avail.astype(out.dtype))
 
@@ -187,7 +214,9 @@ def setup(config: dict) -> Setup:
         raise ValueError(f"CRITIC must be 'local' (IPPO) or 'world' (MAPPO), got {config['CRITIC']!r}")
     width = config["FF_WIDTH"] if network == "ff" else config["RNN_WIDTH"]
     layers = config["FF_LAYERS"] if network == "ff" else config["RNN_LAYERS"]
-    actor = Actor(network, width, layers, config["ACTIVATION"], batcher.action_dim, batcher.discrete)
+    actor = Actor(
+        network, width, layers, config["ACTIVATION"], batcher.action_dim, batcher.kind, batcher.head_sizes
+    )
     critic = Critic(network, width, layers, config["ACTIVATION"])
     num_envs = int(config["NUM_ENVS"])
     num_updates = int(config["TOTAL_TIMESTEPS"]) // int(config["NUM_STEPS"]) // num_envs
@@ -222,7 +251,7 @@ class Transition(NamedTuple):
     critic_in: jax.Array  # (num_actors, critic_dim) for MAPPO; (num_actors, 0) for IPPO (= obs)
     resets: jax.Array  # (num_actors,) a new episode starts with this step's input
     avail: jax.Array  # (num_actors, action_dim)
-    action: jax.Array  # (num_actors,) or (num_actors, action_dim)
+    action: jax.Array  # (num_actors,), (num_actors, action_dim) or (num_actors, num_heads)
     log_prob: jax.Array  # (num_actors,)
     value: jax.Array  # (num_actors,)
     reward: jax.Array  # (num_actors,) with the bootstrap value added at truncations

@@ -147,8 +147,9 @@ def setup(config: dict) -> Setup:
     manager = RolloutManager(env, num_envs, config.get("AGENT_IDS", True), config.get("TEAMS"))
     if not manager.batcher.discrete:
         raise ValueError(
-            f"Q-learning needs discrete actions; {config['ENV_NAME']} has continuous ones here "
-            "(for MPE set ENV_KWARGS.action_type=Discrete)"
+            f"Q-learning needs Discrete actions; {config['ENV_NAME']} has "
+            f"{manager.batcher.kind.replace('_', '-')} ones here (for MPE set "
+            "ENV_KWARGS.action_type=Discrete; for multi-discrete actions use PPO or A2C)"
         )
     steps_per_update = num_steps * num_envs
     num_updates = int(config["TOTAL_TIMESTEPS"]) // steps_per_update

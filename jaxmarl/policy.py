@@ -192,12 +192,12 @@ def _load(run_dir: str | Path, env_name: str | None, env_kwargs: dict | None) ->
     if env_kwargs is None:
         env_kwargs = (config.get("ENV_KWARGS") or {}) if name == config["ENV_NAME"] else {}
     played = AgentBatcher(jaxmarl.make(name, **env_kwargs))
-    want = (trained.obs_dim, trained.action_dim, trained.discrete)
-    got = (played.obs_dim, played.action_dim, played.discrete)
+    want = (trained.obs_dim, trained.action_dim, trained.kind.replace("_", "-"))
+    got = (played.obs_dim, played.action_dim, played.kind.replace("_", "-"))
     if want != got:
         raise ValueError(
             f"{run_dir} trained on {config['ENV_NAME']} (observation {want[0]}, "
-            f"{'discrete' if want[2] else 'continuous'} actions {want[1]}); {name} with {env_kwargs} "
-            f"gives observation {got[0]}, {'discrete' if got[2] else 'continuous'} actions {got[1]}"
+            f"{want[2]} actions {want[1]}); {name} with {env_kwargs} "
+            f"gives observation {got[0]}, {got[2]} actions {got[1]}"
         )
     return {**config, "ENV_NAME": name, "ENV_KWARGS": dict(env_kwargs)}, params, family

@@ -147,12 +147,6 @@ def test_trains_with_every_kind_of_agents_and_actions(alg, env, kwargs):
     assert all(np.all(np.isfinite(x)) for x in jax.tree.leaves(out["params"]))
 
 
-# Environments whose actions the baselines cannot batch yet: Neural MMO's MultiDiscrete
-# action heads (issue 21 adds a factorised policy). Their configs fail clearly instead,
-# see test_multidiscrete_actions_fail_with_a_clear_error.
-NOT_TRAINABLE_YET = {"nmmo_v0"}
-
-
 def _one_id_per_class() -> dict[str, str]:
     """Registered id -> the env config that trains it: one id per environment class of the
     registry (its first; MABrax's cheapest robot), with the config naming that id, else a
@@ -163,9 +157,7 @@ def _one_id_per_class() -> dict[str, str]:
         configs.setdefault(yaml.safe_load(path.read_text())["ENV_NAME"], path.stem)
     chosen, classes = {}, set()
     first = ["hopper_3x1"]  # MABrax robots differ only in the Brax system; the hopper is the smallest
-    for env_id in first + [
-        e for e in jaxmarl.registered_envs if e not in first and e not in NOT_TRAINABLE_YET
-    ]:
+    for env_id in first + [e for e in jaxmarl.registered_envs if e not in first]:
         entry = str(jaxmarl.registration.spec(env_id).entry_point)
         if entry in classes:
             continue
@@ -200,15 +192,6 @@ def test_one_update_on_every_registered_environment_class(env_id):
         assert np.all(np.isfinite(metrics[name])), name
     assert np.all(np.asarray(metrics["grad_norm"]) > 0)
     assert all(np.all(np.isfinite(x)) for x in jax.tree.leaves(out["params"]))
-
-
-def test_multidiscrete_actions_fail_with_a_clear_error():
-    """Until the baselines have a factorised policy, a MultiDiscrete env (Neural MMO) is
-    refused when the training function is built, naming the action space."""
-    config = load_config(ENV_NAME="nmmo_v0", NUM_ENVS=2, NUM_STEPS=4, TOTAL_TIMESTEPS=8)
-    config["ENV_KWARGS"] = {"preset": "small", "num_agents": 4, "num_npcs": 2}
-    with pytest.raises(ValueError, match="MultiDiscrete"):
-        a2c.make_train(config)
 
 
 # ------------------------------------------------------------------ learning

@@ -3,6 +3,7 @@ shard over devices with identical results, and runs save, load and evaluate."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -13,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+import scipy.special
 from fast_compile import FAST_ENV, fast_compilation, long_run_jit, run_script
 from fast_compile import jit as fast_jit
 from hydra import compose, initialize_config_dir
@@ -132,6 +134,41 @@ def test_gae_matches_a_python_loop():
         expected[t], next_value = running, values[t]
     np.testing.assert_allclose(adv, expected, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(targets, expected + values, rtol=1e-5, atol=1e-6)
+
+
+def test_factorised_policy_over_multi_discrete_heads():
+    """One masked categorical per head (sizes 4, 3, 2, flat logits head after head):
+    samples are legal in every head, the log-probability and entropy are the heads' sums,
+    and a head an agent lacks (only choice 0 legal) adds nothing."""
+    from baselines.actor_critic import Actor
+
+    rng = np.random.default_rng(0)
+    sizes, bounds = (4, 3, 2), [0, 4, 7, 9]
+    avail = rng.random((5, 9)) < 0.6
+    avail[:, [0, 4]] = True  # every head has a legal choice
+    avail[:, 7:] = [True, False]  # the third head: padding
+    actor = Actor("ff", 16, 1, "tanh", 9, "multi_discrete", head_sizes=sizes)
+    obs = jnp.asarray(rng.normal(size=(1, 5, 6)), jnp.float32)
+    hidden, resets = jnp.zeros((5, 16)), jnp.zeros((1, 5), bool)
+    params = actor.init(jax.random.PRNGKey(0), hidden, obs, resets, avail[None])
+    params = jax.tree.map(lambda x: x * 300.0, params)  # far from uniform
+    _, pi = actor.apply(params, hidden, obs, resets, avail[None])
+    actions = np.asarray(jax.vmap(pi.sample)(jax.random.split(jax.random.PRNGKey(1), 200)))
+    assert actions.shape == (200, 1, 5, 3)
+    logits = np.asarray(pi.logits[0], np.float64)  # (5, 9)
+    heads = list(itertools.pairwise(bounds))
+    logp = [scipy.special.log_softmax(logits[:, a:b], -1) for a, b in heads]
+    for h, (a, b) in enumerate(heads):
+        legal = np.broadcast_to(avail[:, a:b], (200, 5, b - a))
+        assert np.all(np.take_along_axis(legal, actions[:, 0, :, h, None], -1))
+    assert np.all(actions[..., 2] == 0)
+    act = actions[0, 0]  # (5, 3)
+    expected = sum(np.take_along_axis(logp[h], act[:, h, None], -1)[:, 0] for h in range(3))
+    np.testing.assert_allclose(pi.log_prob(act[None])[0], expected, rtol=1e-5, atol=1e-5)
+    per_head = [-(np.exp(lp) * np.where(np.exp(lp) > 0, lp, 0)).sum(-1) for lp in logp]
+    np.testing.assert_allclose(pi.entropy()[0], sum(per_head), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(per_head[2], 0, atol=1e-6)
+    np.testing.assert_array_equal(pi.mode()[0], np.stack([lp.argmax(-1) for lp in logp], -1))
 
 
 # ---------------------------------------------------------- every MPE env

@@ -173,6 +173,48 @@ def test_agent_batcher_continuous_dims():
     assert actions["leadadversary_0"].shape == (9,) and actions["agent_1"].shape == (5,)
 
 
+def test_agent_batcher_lays_out_multi_discrete_heads():
+    """Agent a: nvec (3, 2); agent b: (2, 4, 2). Heads of 3, 4 and 2 entries, flat, head
+    after head: each agent's mask lands in its heads, choices past its head size are
+    illegal, a head the agent lacks allows only choice 0, and unstacking drops it."""
+    from jaxmarl.environments.spaces import MultiDiscrete
+    from jaxmarl.wrappers import AgentBatcher
+
+    env = CounterEnv()
+    env.action_spaces = {"a": MultiDiscrete([3, 2]), "b": MultiDiscrete([2, 4, 2])}
+    batcher = AgentBatcher(env)
+    assert batcher.kind == "multi_discrete" and not batcher.discrete and batcher.heterogeneous
+    assert batcher.head_sizes == (3, 4, 2) and batcher.action_dim == 9
+    masks = {
+        "a": jnp.array([1, 0, 1, 0, 1], bool),  # head 0: choices 0, 2; head 1: choice 1
+        "b": jnp.array([0, 1, 1, 1, 0, 1, 1, 0], bool),  # (1) (0, 1, 3) (0)
+    }
+    np.testing.assert_array_equal(
+        batcher.avail(masks),
+        [
+            [1, 0, 1, 0, 1, 0, 0, 1, 0],  # the third head: padding, choice 0 only
+            [0, 1, 0, 1, 1, 0, 1, 1, 0],
+        ],
+    )
+    np.testing.assert_array_equal(batcher.action_dim_mask.sum(-1), [5, 8])
+    actions = batcher.actions(jnp.array([[2, 1, 0], [1, 3, 0]]))
+    np.testing.assert_array_equal(actions["a"], [2, 1])
+    np.testing.assert_array_equal(actions["b"], [1, 3, 0])
+    assert env.action_space("a").contains(actions["a"]) and env.action_space("b").contains(actions["b"])
+
+
+def test_agent_batcher_keeps_equal_multi_discrete_masks_as_they_are():
+    from jaxmarl.environments.spaces import MultiDiscrete
+    from jaxmarl.wrappers import AgentBatcher
+
+    env = CounterEnv()
+    env.action_spaces = {a: MultiDiscrete([3, 2]) for a in env.agents}
+    batcher = AgentBatcher(env)
+    assert batcher.head_sizes == (3, 2) and not batcher.heterogeneous
+    masks = {"a": jnp.array([1, 0, 1, 0, 1], bool), "b": jnp.array([0, 1, 1, 1, 0], bool)}
+    np.testing.assert_array_equal(batcher.avail(masks), np.stack([masks["a"], masks["b"]]))
+
+
 def test_agent_batcher_rejects_mixed_action_kinds():
     from jaxmarl.environments.spaces import Box, Discrete
     from jaxmarl.wrappers import AgentBatcher
