@@ -73,16 +73,21 @@ def _trees_equal(x: Any, y: Any) -> bool:
 OBS_RTOL, OBS_ATOL = 1e-5, 1e-6
 
 
-def _obs_close(x: Any, y: Any) -> bool:
-    """Whether two observation pytrees agree (host-side): float leaves to within rounding
-    (``OBS_RTOL``, ``OBS_ATOL``), the others exactly."""
-    leaves_x, leaves_y = jax.tree.leaves(x), jax.tree.leaves(y)
-    return len(leaves_x) == len(leaves_y) and all(
-        np.allclose(a, b, rtol=OBS_RTOL, atol=OBS_ATOL, equal_nan=True)
-        if jnp.issubdtype(np.asarray(a).dtype, jnp.floating)
-        else np.array_equal(a, b)
-        for a, b in zip(leaves_x, leaves_y, strict=True)
-    )
+def _obs_close(x: Any, y: Any) -> jax.Array:
+    """Whether two observation pytrees agree: float leaves to within rounding
+    (``OBS_RTOL``, ``OBS_ATOL``; equal infinities and NaNs agree), the others exactly."""
+
+    def close(a: jax.Array, b: jax.Array) -> jax.Array:
+        a, b = jnp.asarray(a), jnp.asarray(b)
+        if not jnp.issubdtype(a.dtype, jnp.floating):
+            return jnp.all(a == b)
+        near = jnp.abs(a - b) <= OBS_ATOL + OBS_RTOL * jnp.abs(b)
+        return jnp.all(near | (a == b) | (jnp.isnan(a) & jnp.isnan(b)))
+
+    if str(jax.tree.structure(x)) != str(jax.tree.structure(y)):
+        return jnp.array(False)
+    pairs = zip(jax.tree.leaves(x), jax.tree.leaves(y), strict=True)
+    return jnp.all(jnp.array([close(a, b) for a, b in pairs]))
 
 
 def _static_checks(env: Any, problems: list[str]) -> bool:
@@ -214,7 +219,7 @@ def check_env(
             problems.append(
                 f"state leaf {jax.tree_util.keystr(path)} is not a JAX array ({type(leaf).__name__})"
             )
-    if not _obs_close(obs0, jit(jax.vmap(env.get_obs))(state0)):
+    if not bool(_obs_close(obs0, jit(jax.vmap(env.get_obs))(state0))):
         problems.append("get_obs(state) differs from the observation reset returned with that state")
     again = reset_batch(jax.random.split(key_reset, num_envs))
     if not _trees_equal((obs0, state0), again):
@@ -231,18 +236,6 @@ def check_env(
     def same_tree(x: Any, y: Any) -> jax.Array:
         pairs = zip(jax.tree.leaves(x), jax.tree.leaves(y), strict=True)
         return jnp.all(jnp.array([jnp.all(a == b) for a, b in pairs]))
-
-    def close_obs(x: Any, y: Any) -> jax.Array:
-        """``_obs_close`` in JAX."""
-
-        def close(a: jax.Array, b: jax.Array) -> jax.Array:
-            if not jnp.issubdtype(a.dtype, jnp.floating):
-                return jnp.all(a == b)
-            near = jnp.abs(a - b) <= OBS_ATOL + OBS_RTOL * jnp.abs(b)
-            return jnp.all(near | (a == b) | (jnp.isnan(a) & jnp.isnan(b)))
-
-        pairs = zip(jax.tree.leaves(x), jax.tree.leaves(y), strict=True)
-        return jnp.all(jnp.array([close(a, b) for a, b in pairs]))
 
     def adversarial_actions(key: jax.Array, actions: dict) -> tuple[dict, dict]:
         """Replace a share ``adversarial`` of the actions by out-of-range ones; also return
@@ -273,7 +266,7 @@ def check_env(
         since_reset = since_reset + 1
         done_all = done["__all__"]
         reset_ok = jax.vmap(same_tree, in_axes=(0, None))(new_state, fixed_state) & jax.vmap(
-            close_obs, in_axes=(0, None)
+            _obs_close, in_axes=(0, None)
         )(new_obs, fixed_obs)
         rec = {
             "obs_in_space": {a: jax.vmap(obs_spaces[a].contains)(new_obs[a]) for a in agents},

@@ -113,7 +113,7 @@ class AgentBatcher:
                 else:
                     padded_head[i, start] = True
         self._gather, self.action_dim_mask, self._padded_head = gather, exists, padded_head
-        self._own_layout = bool(exists.all() and np.all(gather == np.arange(self.action_dim)))
+        self._mask_width = max(int(n.sum()) for n in self._nvecs)
 
     def obs(self, obs: dict[str, jax.Array]) -> jax.Array:
         """Stack one environment's observations into ``(num_agents, obs_dim)``."""
@@ -133,14 +133,14 @@ class AgentBatcher:
         if self.kind == "continuous":
             return jnp.asarray(self.action_dim_mask)
         if self.kind == "multi_discrete":
-            if self._own_layout:  # every agent has every head at full size
-                return jnp.stack([jnp.asarray(masks[a]).astype(bool) for a in self.agents])
-            rows = [
-                jnp.asarray(masks[a]).astype(bool)[self._gather[i]] & self.action_dim_mask[i]
-                | self._padded_head[i]
-                for i, a in enumerate(self.agents)
-            ]
-            return jnp.stack(rows)
+            own = jnp.stack(
+                [
+                    jnp.pad(jnp.asarray(masks[a]).astype(bool), (0, self._mask_width - masks[a].shape[-1]))
+                    for a in self.agents
+                ]
+            )
+            laid_out = jnp.take_along_axis(own, jnp.asarray(self._gather), axis=1)
+            return laid_out & self.action_dim_mask | self._padded_head
         rows = [
             jnp.pad(masks[a].astype(bool), (0, self.action_dim - masks[a].shape[-1])) for a in self.agents
         ]
