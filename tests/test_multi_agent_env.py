@@ -3,7 +3,10 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 from stub_envs import CounterEnv, ones
+
+from jaxmarl.environments import multi_agent_env
 
 
 def run(env, num_steps, key=None, reset_state=None):
@@ -86,3 +89,84 @@ def test_default_avail_actions_and_global_state():
     np.testing.assert_array_equal(masks["a"], [True, True])
     gs = env.get_global_state(state)
     assert gs.shape == (4,)
+
+
+def random_actions(env, key):
+    keys = jax.random.split(key, env.num_agents)
+    return {a: jax.random.randint(k, (), 0, 2) for a, k in zip(env.agents, keys, strict=True)}
+
+
+def rollout_batch(env, keys, num_steps, batched):
+    """Step a batch of environments with random actions, under ``vmap`` when
+    ``batched``, else one at a time (``lax.map``: each step's reset is a real branch)."""
+
+    def one(key, state):
+        key_act, key_step = jax.random.split(key)
+        obs, state, reward, done, info = env.step(key_step, state, random_actions(env, key_act))
+        return state, (obs, state, done)
+
+    over = jax.vmap(one) if batched else (lambda k, s: jax.lax.map(lambda a: one(*a), (k, s)))
+    _, state = jax.vmap(env.reset)(keys)
+
+    def body(state, key):
+        return over(jax.random.split(key, keys.shape[0]), state)
+
+    return jax.lax.scan(body, state, jax.random.split(keys[0], num_steps))[1]
+
+
+@pytest.fixture(params=[True, False], ids=["reset-only-finished", "reset-all-and-select"])
+def reset_strategy(request, monkeypatch):
+    """Both ways a vmapped step can reset: the CPU's (sample new episodes only where one
+    ended, in chunks) and the accelerators' (sample everywhere, select)."""
+    monkeypatch.setattr(multi_agent_env, "_reset_only_finished", lambda: request.param)
+
+
+@pytest.mark.usefixtures("reset_strategy")
+def test_vmapped_step_equals_stepping_each_environment_alone():
+    # The result must be what each environment gets on its own, whichever way the
+    # batch resets. 37 environments: chunks of 5, 8 of them, the last partly past the batch.
+    keys = jax.random.split(jax.random.PRNGKey(0), 37)
+    for env in (CounterEnv(max_steps=6, goal=3.0), CounterEnv(max_steps=4)):
+        batched = rollout_batch(env, keys, 13, batched=True)
+        alone = rollout_batch(env, keys, 13, batched=False)
+        for x, y in zip(jax.tree.leaves(batched), jax.tree.leaves(alone), strict=True):
+            np.testing.assert_array_equal(x, y)
+        ended = np.asarray(batched[2]["__all__"]).sum(axis=1)
+        assert ended.max() > 5 and 0 in ended  # several chunks on some steps, none on others
+        assert len(set(np.asarray(batched[1].start).ravel().tolist())) > 37  # fresh episodes drawn
+
+
+@pytest.mark.usefixtures("reset_strategy")
+def test_nested_vmap_and_shared_key_reset_like_the_unbatched_step():
+    env = CounterEnv(max_steps=6, goal=3.0)
+    keys = jax.random.split(jax.random.PRNGKey(1), (3, 10))
+    _, state = jax.vmap(jax.vmap(env.reset))(keys)
+    actions = jax.vmap(jax.vmap(random_actions, in_axes=(None, 0)), in_axes=(None, 0))(env, keys)
+    state = state.replace(count=state.count + 2.0)  # most episodes end on this step
+    step_keys = jax.vmap(lambda k: jax.random.split(k, 10))(jax.random.split(jax.random.PRNGKey(2), 3))
+    nested = jax.vmap(jax.vmap(env.step))(step_keys, state, actions)
+    alone = jax.lax.map(lambda a: jax.lax.map(lambda b: env.step(*b), a), (step_keys, state, actions))
+    for x, y in zip(jax.tree.leaves(nested), jax.tree.leaves(alone), strict=True):
+        np.testing.assert_array_equal(x, y)
+    # One key for the whole batch: every finished episode restarts from the same reset.
+    first = jax.tree.map(lambda x: x[0], (state, actions))
+    shared = jax.vmap(env.step, in_axes=(None, 0, 0))(step_keys[0, 0], *first)
+    single = jax.lax.map(lambda b: env.step(step_keys[0, 0], *b), first)
+    for x, y in zip(jax.tree.leaves(shared), jax.tree.leaves(single), strict=True):
+        np.testing.assert_array_equal(x, y)
+    assert np.asarray(shared[3]["__all__"]).sum() > 1
+
+
+def test_vmapped_step_with_an_unbatched_episode_end():
+    # The episode end depends only on the (shared) state's step counter here, so it is
+    # not batched although the actions and the stepped states are.
+    env = CounterEnv(max_steps=3)
+    _, state = env.reset(jax.random.PRNGKey(0))
+    actions = {a: jnp.arange(4) % 2 for a in env.agents}
+    key = jax.random.PRNGKey(5)
+    for steps in (1, 2):
+        s = state.replace(step=jnp.int32(steps))
+        batched = jax.vmap(env.step, in_axes=(None, None, 0))(key, s, actions)
+        single = jax.lax.map(lambda a, s=s: env.step(key, s, a), actions)
+        for x, y in zip(jax.tree.leaves(batched), jax.tree.leaves(single), strict=True):
+            np.testing.assert_array_equal(x, y)

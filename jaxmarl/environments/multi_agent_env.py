@@ -6,7 +6,11 @@ rules that must be the same everywhere, so no environment re-implements them:
 
 - **Automatic reset.** ``step`` resets the episode when ``done["__all__"]`` is true,
   returning the first observation of the next episode (or of ``reset_state`` when one
-  is given).
+  is given). One environment samples the new episode only when its episode ends. Under
+  ``jax.vmap`` on the CPU, only the environments whose episode ended sample one (a
+  gather, a chunked loop and a scatter instead of every environment's reset at every
+  step); on accelerators every environment's reset is computed and selected, which is
+  faster there. Both give the same result.
 - **Done aggregation.** ``done[agent]`` is true once the agent's episode is over and
   ``done["__all__"]`` when the whole episode is.
 - **Actions are checked.** ``step`` checks, when it is traced, that ``actions`` holds
@@ -203,13 +207,26 @@ class MultiAgentEnv:
         def cast(tree: Any) -> Any:
             return jax.tree.map(jnp.asarray, tree, dtypes)
 
-        # A real branch for one environment (the reset runs only when an episode ends);
-        # under vmap the predicate is batched and JAX evaluates both sides and selects.
-        chosen = jax.lax.cond(episode_over, lambda _: cast(reset_part()), lambda _: cast(stepped), None)
+        if reset_state is None:
+            # Under vmap on the CPU, only the environments whose episode ended sample one.
+            def sample(k: jax.Array) -> Any:
+                return cast(self._sample_reset(k))
+
+            chosen = _reset_where(sample, episode_over, key_reset, cast(stepped))
+        else:
+            # A real branch for one environment; under vmap both sides are computed and
+            # selected (copying reset_state costs no more than selecting it).
+            chosen = jax.lax.cond(episode_over, lambda _: cast(reset_part()), lambda _: cast(stepped), None)
         if self.obs_from_state:
             return self.get_obs(chosen), chosen, reward, done, info
         obs, state = chosen
         return obs, state, reward, done, info
+
+    def _sample_reset(self, key: jax.Array) -> Any:
+        """What ``step`` restarts from: the state, or ``(obs, state)`` unless
+        ``obs_from_state``."""
+        obs, state = self.reset_env(key)
+        return state if self.obs_from_state else (obs, state)
 
     def _check_metrics(self, info: Info) -> None:
         """Trace-time check that ``info["metrics"]`` holds exactly ``episode_metrics``."""
@@ -352,3 +369,70 @@ def _promoted_dtype(reset_leaf: jax.ShapeDtypeStruct, step_leaf: jax.Array) -> A
         kind = jnp.dtype(reset_leaf.dtype).kind
         return jnp.result_type({"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}[kind], step_leaf)
     return jnp.result_type(reset_leaf.dtype, step_leaf)
+
+
+# On the CPU, _reset_where samples new episodes in chunks of ceil(batch / _RESET_CHUNKS)
+# environments, as many chunks as there are finished episodes to fill.
+_RESET_CHUNKS = 8
+
+
+def _reset_only_finished() -> bool:
+    """Whether a vmapped ``step`` samples new episodes only for the environments whose
+    episode ended (see :func:`_reset_where`): on the CPU, where a step's cost is the
+    arithmetic it does. On a GPU or TPU, evaluating every environment's reset in
+    parallel and selecting is cheaper than the loop's round trips to the host (measured
+    on an H100: the loop halved throughput at 1,000 and 10,000 environments)."""
+    return jax.default_backend() == "cpu"
+
+
+def _reset_where(sample: Any, episode_over: jax.Array, key: jax.Array, stepped: Any) -> Any:
+    """``sample(key)`` where ``episode_over``, else ``stepped``.
+
+    For one environment this is a ``lax.cond``: the reset runs only when the episode
+    ends. Under ``vmap`` such a ``cond`` becomes a select: ``sample`` runs for every
+    environment at every step. On the CPU (:func:`_reset_only_finished`) the batched
+    version instead gathers the environments whose episode ended and runs ``sample`` on
+    them only, a chunk at a time (no chunk on a step where no episode ends), and
+    scatters the new episodes into place. Each environment's reset comes from its own
+    key either way, so both give the same result.
+    """
+
+    @jax.custom_batching.custom_vmap
+    def select(pred: jax.Array, key: jax.Array, stepped: Any) -> Any:
+        return jax.lax.cond(pred, lambda: sample(key), lambda: stepped)
+
+    @select.def_vmap
+    def select_batched(axis_size: int, in_batched: Any, pred: jax.Array, key: jax.Array, stepped: Any) -> Any:
+        pred_batched, key_batched, stepped_batched = in_batched
+        stepped = jax.tree.map(
+            lambda x, b: x if b else jnp.broadcast_to(x, (axis_size, *jnp.shape(x))), stepped, stepped_batched
+        )
+        out_batched = jax.tree.map(lambda _: True, stepped)
+        keys = key if key_batched else jnp.broadcast_to(key, (axis_size, *jnp.shape(key)))
+        if not pred_batched:
+            return jax.lax.cond(pred, lambda: jax.vmap(sample)(keys), lambda: stepped), out_batched
+        if not _reset_only_finished():
+
+            def where(new: jax.Array, old: jax.Array) -> jax.Array:
+                return jnp.where(pred.reshape(pred.shape + (1,) * (old.ndim - 1)), new, old)
+
+            return jax.tree.map(where, jax.vmap(sample)(keys), stepped), out_batched
+        chunk = -(-axis_size // _RESET_CHUNKS)
+        # The finished environments' indices first, then axis_size (dropped when scattered).
+        order = jnp.nonzero(pred, size=chunk * _RESET_CHUNKS, fill_value=axis_size)[0]
+        count = jnp.sum(pred, dtype=jnp.int32)
+
+        def more(carry: tuple[jax.Array, Any]) -> jax.Array:
+            return carry[0] * chunk < count
+
+        def fill(carry: tuple[jax.Array, Any]) -> tuple[jax.Array, Any]:
+            i, out = carry
+            idx = jax.lax.dynamic_slice_in_dim(order, i * chunk, chunk)
+            new = jax.vmap(sample)(keys[jnp.minimum(idx, axis_size - 1)])
+            out = jax.tree.map(lambda o, n: o.at[idx].set(n, mode="drop"), out, new)
+            return i + 1, out
+
+        _, out = jax.lax.while_loop(more, fill, (jnp.zeros((), jnp.int32), stepped))
+        return out, out_batched
+
+    return select(episode_over, key, stepped)
