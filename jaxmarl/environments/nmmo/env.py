@@ -32,7 +32,7 @@ expire, seize targets update, NPCs respawn; then observations and task rewards.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import jax
@@ -68,9 +68,10 @@ class NeuralMMO(MultiAgentEnv):
             and shape, ``unflatten_obs`` splits an observation back). Leaving out the
             ``Market`` (384 x 16) saves most of the observation's size.
         task_sampler: where each episode's tasks come from: a sampler
-            (``tasks.uniform([...])``, ``tasks.LearningProgress([...])``), a list of
-            task specs or predicates (sampled uniformly), or ``None`` for Neural MMO's
-            default ``TickGE`` task.
+            (``tasks.uniform([...])``, ``tasks.learning_progress([...])``), a list of
+            task specs or predicates (sampled uniformly), their data form for YAML
+            configs (``tasks.sampler_from_data``: ``[{CountEvent: {event: EAT_FOOD,
+            n: 2}}, ...]``), or ``None`` for Neural MMO's default ``TickGE`` task.
 
     Raises:
         ValueError: invalid world settings or task specifications (see ``Config``).
@@ -414,11 +415,14 @@ def _as_sampler(task_sampler: Any) -> Any:
         return task_api.default_sampler()
     if isinstance(task_sampler, (task_api.UniformSampler, task_api.LearningProgressCurriculum)):
         return task_sampler
-    if isinstance(task_sampler, (list, tuple, task_api.TaskSpec, task_api.Expr)):
+    if isinstance(task_sampler, (task_api.TaskSpec, task_api.Expr)):
         return task_api.uniform(task_sampler)
+    if isinstance(task_sampler, (list, tuple, Mapping)):  # specs, or their data form (YAML)
+        return task_api.sampler_from_data(task_sampler)
     raise TypeError(
-        "NeuralMMO: task_sampler must be None, a list of TaskSpecs or predicates, tasks.uniform(...) or "
-        f"tasks.learning_progress(...), got {type(task_sampler).__name__}"
+        "NeuralMMO: task_sampler must be None, a list of TaskSpecs or predicates, tasks.uniform(...), "
+        "tasks.learning_progress(...) or their data form (jaxmarl.environments.nmmo.tasks.data), got "
+        f"{type(task_sampler).__name__}"
     )
 
 

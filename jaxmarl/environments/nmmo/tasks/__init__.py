@@ -58,6 +58,7 @@ from jaxmarl.environments.nmmo.tasks.builtins import (
     quadrant_center,
 )
 from jaxmarl.environments.nmmo.tasks.context import RELATIVE_TARGETS, GameView, TaskContext, task_context
+from jaxmarl.environments.nmmo.tasks.data import predicate_from_data, sampler_from_data, spec_from_data
 from jaxmarl.environments.nmmo.tasks.samplers import (
     CurriculumState,
     LearningProgressCurriculum,
@@ -173,10 +174,13 @@ __all__ = [
     "mul",
     "negation",
     "predicate",
+    "predicate_from_data",
     "progress_of",
     "quadrant_center",
     "reset_slots",
     "sample_with",
+    "sampler_from_data",
+    "spec_from_data",
     "sub",
     "task_context",
     "uniform",
