@@ -7,6 +7,7 @@ import pytest
 from stub_envs import CounterEnv, ones
 
 from jaxmarl.environments import multi_agent_env
+from jaxmarl.environments.spaces import Box
 
 
 def run(env, num_steps, key=None, reset_state=None):
@@ -170,3 +171,37 @@ def test_vmapped_step_with_an_unbatched_episode_end():
         single = jax.lax.map(lambda a, s=s: env.step(key, s, a), actions)
         for x, y in zip(jax.tree.leaves(batched), jax.tree.leaves(single), strict=True):
             np.testing.assert_array_equal(x, y)
+
+
+class DriftEnv(CounterEnv):
+    """``CounterEnv`` with one continuous action per agent added to the counter, rewarded
+    by the counter's square: differentiable in the actions."""
+
+    def __init__(self, max_steps: int = 3) -> None:
+        super().__init__(max_steps=max_steps)
+        self.action_spaces = {a: Box(-1.0, 1.0, (1,)) for a in self.agents}
+
+    def step_env(self, key, state, actions):
+        count = state.count + sum(actions[a][0] for a in self.agents)
+        state = state.replace(count=count, step=state.step + 1)
+        reward = {a: count**2 for a in self.agents}
+        return self.get_obs(state), state, reward, {a: jnp.bool_(False) for a in self.agents}, {}
+
+
+@pytest.mark.usefixtures("reset_strategy")
+def test_gradients_flow_through_a_vmapped_step_as_through_one_environment():
+    env = DriftEnv(max_steps=3)
+    keys = jax.random.split(jax.random.PRNGKey(0), 6)
+    _, state = jax.vmap(env.reset)(keys)
+    state = state.replace(step=jnp.arange(6) % 3)  # a third of the episodes end on this step
+    actions = jax.random.uniform(jax.random.PRNGKey(1), (6, 2, 1), minval=-1.0, maxval=1.0)
+
+    def loss(actions, over):
+        acts = {a: actions[:, i] for i, a in enumerate(env.agents)}
+        obs, new, reward, _, info = over(keys, state, acts)
+        return sum(reward[a].sum() + obs[a].sum() + info["final_obs"][a].sum() for a in env.agents)
+
+    batched = jax.grad(loss)(actions, jax.vmap(env.step))
+    alone = jax.grad(loss)(actions, lambda *b: jax.lax.map(lambda x: env.step(*x), b))
+    np.testing.assert_allclose(batched, alone, rtol=1e-6)
+    assert np.all(np.asarray(batched) != 0)

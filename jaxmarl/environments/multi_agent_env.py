@@ -388,35 +388,41 @@ def _reset_only_finished() -> bool:
 def _reset_where(sample: Any, episode_over: jax.Array, key: jax.Array, stepped: Any) -> Any:
     """``sample(key)`` where ``episode_over``, else ``stepped``.
 
-    For one environment this is a ``lax.cond``: the reset runs only when the episode
-    ends. Under ``vmap`` such a ``cond`` becomes a select: ``sample`` runs for every
+    For one environment the reset is a ``lax.cond``: it runs only when the episode ends.
+    Under ``vmap`` such a ``cond`` becomes a select, running ``sample`` for every
     environment at every step. On the CPU (:func:`_reset_only_finished`) the batched
     version instead gathers the environments whose episode ended and runs ``sample`` on
-    them only, a chunk at a time (no chunk on a step where no episode ends), and
-    scatters the new episodes into place. Each environment's reset comes from its own
-    key either way, so both give the same result.
+    them alone, a chunk at a time (no chunk on a step where no episode ends). Each
+    environment's reset comes from its own key either way, so both give the same result.
+
+    The new episodes are made from inputs cut off from differentiation and then selected
+    with ``jnp.where``: gradients reach the stepped states as through a plain select, and
+    reverse-mode differentiation never meets the loop (``custom_vmap`` supports none).
     """
+    fresh = _fresh_episodes(sample, episode_over, key, jax.lax.stop_gradient(stepped))
+    return jax.tree.map(lambda f, s: jnp.where(episode_over, f, s), fresh, stepped)
+
+
+def _fresh_episodes(sample: Any, episode_over: jax.Array, key: jax.Array, filler: Any) -> Any:
+    """``sample(key)`` where ``episode_over``; elsewhere anything (``filler``, or a new
+    episode: :func:`_reset_where` selects)."""
 
     @jax.custom_batching.custom_vmap
-    def select(pred: jax.Array, key: jax.Array, stepped: Any) -> Any:
-        return jax.lax.cond(pred, lambda: sample(key), lambda: stepped)
+    def fresh(pred: jax.Array, key: jax.Array, filler: Any) -> Any:
+        return jax.lax.cond(pred, lambda: sample(key), lambda: filler)
 
-    @select.def_vmap
-    def select_batched(axis_size: int, in_batched: Any, pred: jax.Array, key: jax.Array, stepped: Any) -> Any:
-        pred_batched, key_batched, stepped_batched = in_batched
-        stepped = jax.tree.map(
-            lambda x, b: x if b else jnp.broadcast_to(x, (axis_size, *jnp.shape(x))), stepped, stepped_batched
+    @fresh.def_vmap
+    def fresh_batched(axis_size: int, in_batched: Any, pred: jax.Array, key: jax.Array, filler: Any) -> Any:
+        pred_batched, key_batched, filler_batched = in_batched
+        filler = jax.tree.map(
+            lambda x, b: x if b else jnp.broadcast_to(x, (axis_size, *jnp.shape(x))), filler, filler_batched
         )
-        out_batched = jax.tree.map(lambda _: True, stepped)
+        out_batched = jax.tree.map(lambda _: True, filler)
         keys = key if key_batched else jnp.broadcast_to(key, (axis_size, *jnp.shape(key)))
         if not pred_batched:
-            return jax.lax.cond(pred, lambda: jax.vmap(sample)(keys), lambda: stepped), out_batched
+            return jax.lax.cond(pred, lambda: jax.vmap(sample)(keys), lambda: filler), out_batched
         if not _reset_only_finished():
-
-            def where(new: jax.Array, old: jax.Array) -> jax.Array:
-                return jnp.where(pred.reshape(pred.shape + (1,) * (old.ndim - 1)), new, old)
-
-            return jax.tree.map(where, jax.vmap(sample)(keys), stepped), out_batched
+            return jax.vmap(sample)(keys), out_batched
         chunk = -(-axis_size // _RESET_CHUNKS)
         # The finished environments' indices first, then axis_size (dropped when scattered).
         order = jnp.nonzero(pred, size=chunk * _RESET_CHUNKS, fill_value=axis_size)[0]
@@ -432,7 +438,7 @@ def _reset_where(sample: Any, episode_over: jax.Array, key: jax.Array, stepped: 
             out = jax.tree.map(lambda o, n: o.at[idx].set(n, mode="drop"), out, new)
             return i + 1, out
 
-        _, out = jax.lax.while_loop(more, fill, (jnp.zeros((), jnp.int32), stepped))
+        _, out = jax.lax.while_loop(more, fill, (jnp.zeros((), jnp.int32), filler))
         return out, out_batched
 
-    return select(episode_over, key, stepped)
+    return fresh(episode_over, key, filler)
