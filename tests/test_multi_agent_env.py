@@ -126,15 +126,17 @@ def reset_strategy(request, monkeypatch):
 def test_vmapped_step_equals_stepping_each_environment_alone():
     # The result must be what each environment gets on its own, whichever way the
     # batch resets. 37 environments: chunks of 5, 8 of them, the last partly past the batch.
-    keys = jax.random.split(jax.random.PRNGKey(0), 37)
-    for env in (CounterEnv(max_steps=6, goal=3.0), CounterEnv(max_steps=4)):
-        batched = rollout_batch(env, keys, 13, batched=True)
-        alone = rollout_batch(env, keys, 13, batched=False)
-        for x, y in zip(jax.tree.leaves(batched), jax.tree.leaves(alone), strict=True):
-            np.testing.assert_array_equal(x, y)
-        ended = np.asarray(batched[2]["__all__"]).sum(axis=1)
-        assert ended.max() > 5 and 0 in ended  # several chunks on some steps, none on others
-        assert len(set(np.asarray(batched[1].start).ravel().tolist())) > 37  # fresh episodes drawn
+    # A batch of one takes a real branch instead.
+    for n in (37, 1):
+        keys = jax.random.split(jax.random.PRNGKey(0), n)
+        for env in (CounterEnv(max_steps=6, goal=3.0), CounterEnv(max_steps=4)):
+            batched = rollout_batch(env, keys, 13, batched=True)
+            alone = rollout_batch(env, keys, 13, batched=False)
+            for x, y in zip(jax.tree.leaves(batched), jax.tree.leaves(alone), strict=True):
+                np.testing.assert_array_equal(x, y)
+            ended = np.asarray(batched[2]["__all__"]).sum(axis=1)
+            assert ended.max() > min(5, n - 1) and 0 in ended  # several chunks on some steps, none on others
+            assert len(set(np.asarray(batched[1].start).ravel().tolist())) > n  # fresh episodes drawn
 
 
 @pytest.mark.usefixtures("reset_strategy")

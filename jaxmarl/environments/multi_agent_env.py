@@ -6,7 +6,8 @@ rules that must be the same everywhere, so no environment re-implements them:
 
 - **Automatic reset.** ``step`` resets the episode when ``done["__all__"]`` is true,
   returning the first observation of the next episode (or of ``reset_state`` when one
-  is given). One environment samples the new episode only when its episode ends. Under
+  is given). One environment (or a vmapped batch of one) samples the new episode only
+  when its episode ends. Under
   ``jax.vmap`` on the CPU, only the environments whose episode ended sample one (a
   gather, a chunked loop and a scatter instead of every environment's reset at every
   step); on accelerators every environment's reset is computed and selected, which is
@@ -419,10 +420,12 @@ def _fresh_episodes(sample: Any, episode_over: jax.Array, key: jax.Array, filler
         )
         out_batched = jax.tree.map(lambda _: True, filler)
         keys = key if key_batched else jnp.broadcast_to(key, (axis_size, *jnp.shape(key)))
-        if not pred_batched:
-            return jax.lax.cond(pred, lambda: jax.vmap(sample)(keys), lambda: filler), out_batched
-        if not _reset_only_finished():
+        if not _reset_only_finished() and pred_batched:
             return jax.vmap(sample)(keys), out_batched
+        if not pred_batched or axis_size == 1:
+            # One decision for the whole batch: a real branch (cheaper than the loop).
+            over = pred if not pred_batched else pred[0]
+            return jax.lax.cond(over, lambda: jax.vmap(sample)(keys), lambda: filler), out_batched
         chunk = -(-axis_size // _RESET_CHUNKS)
         # The finished environments' indices first, then axis_size (dropped when scattered).
         order = jnp.nonzero(pred, size=chunk * _RESET_CHUNKS, fill_value=axis_size)[0]
