@@ -10,9 +10,12 @@ with them are not offered here.
 Jumanji steps one joint action and does not reset a finished episode. ``JumanjiAutoReset``
 presents the surface the shared rollout uses, as our environments do: one action per agent
 in a dict (stacked into Jumanji's joint action), per-agent masks (the rows of Jumanji's
-``action_mask``), and the same automatic reset as our ``step`` (step, reset with a second
-key, select by ``done``). Both libraries then run the very same ``make_rollout`` and
-``measure``: uniformly random legal actions, under ``vmap``.
+``action_mask``), and an automatic reset that does what Jumanji's own ``AutoResetWrapper``
+does under ``vmap`` (a ``lax.cond`` per environment, which ``vmap`` turns into step, reset
+with a second key, select by ``done``). Our ``step`` under ``vmap`` on the CPU resets only
+the environments whose episode ended (``jaxmarl.environments.multi_agent_env``), so part
+of our margin at large ``N`` is that. Both libraries then run the very same
+``make_rollout`` and ``measure``: uniformly random legal actions, under ``vmap``.
 
 Runs in the ``jumanji`` peer's virtual environment (jumanji and the same JAX as ours);
 prints one JSON line per ``N``.
