@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import time
 from typing import Any
 
 import jax
@@ -35,22 +34,14 @@ STRATEGIES = {"only finished": True, "every env, select": False}
 
 
 def measure(bench_id: str, num_envs: int, num_steps: int, repeats: int, only_finished: bool) -> float:
-    """Env steps per second (median of ``repeats`` timed runs) with the given strategy."""
+    """Env steps per second (``env_throughput.measure``) with the given strategy."""
     original = multi_agent_env._reset_only_finished
     multi_agent_env._reset_only_finished = lambda: only_finished
-    try:
+    try:  # the strategy is read when step is traced, inside measure's compilation
         env = env_throughput.make_env(jaxmarl, bench_id)  # a new env: step is traced anew
-        run = env_throughput.make_rollout(env, num_envs, num_steps)
-        compiled = run.lower(jax.random.PRNGKey(0)).compile()
+        return float(env_throughput.measure(env, num_envs, num_steps, repeats)["steps_per_s"])
     finally:
         multi_agent_env._reset_only_finished = original
-    compiled(jax.random.PRNGKey(0)).block_until_ready()
-    times = []
-    for i in range(repeats):
-        t0 = time.perf_counter()
-        compiled(jax.random.PRNGKey(i + 1)).block_until_ready()
-        times.append(time.perf_counter() - t0)
-    return num_envs * num_steps / statistics.median(times)
 
 
 def main(argv: list[str] | None = None) -> None:

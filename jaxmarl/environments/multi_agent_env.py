@@ -7,11 +7,10 @@ rules that must be the same everywhere, so no environment re-implements them:
 - **Automatic reset.** ``step`` resets the episode when ``done["__all__"]`` is true,
   returning the first observation of the next episode (or of ``reset_state`` when one
   is given). One environment (or a vmapped batch of one) samples the new episode only
-  when its episode ends. Under
-  ``jax.vmap`` on the CPU, only the environments whose episode ended sample one (a
-  gather, a chunked loop and a scatter instead of every environment's reset at every
-  step); on accelerators every environment's reset is computed and selected, which is
-  faster there. Both give the same result.
+  when its episode ends. Under ``jax.vmap`` on the CPU, only the environments whose
+  episode ended sample one (a gather, a chunked loop and a scatter instead of every
+  environment's reset at every step); on accelerators every environment's reset is
+  computed and selected, which is faster there. Both give the same result.
 - **Done aggregation.** ``done[agent]`` is true once the agent's episode is over and
   ``done["__all__"]`` when the whole episode is.
 - **Actions are checked.** ``step`` checks, when it is traced, that ``actions`` holds
