@@ -206,6 +206,39 @@ class Learner:
         return jax.lax.scan(body, runner, (indices, active))
 
 
+# ------------------------------------------------------------------ minibatches
+
+
+def permutation(key: jax.Array, n: int) -> jax.Array:
+    """A uniformly random permutation of ``0 .. n-1`` (``int32 (n,)``), for shuffling
+    samples into minibatches.
+
+    ``jax.random.permutation`` sorts random keys with the indices as a payload, and XLA's
+    CPU backend sorts key-value pairs about ten times slower than a single array of
+    integers: for PPO's 6,144 samples that one shuffle took 4.4 ms, a third of a whole
+    update. Here each index rides in the low ``ceil(log2 n)`` bits of its own random
+    key, so every round sorts one ``uint32`` array. The indices break ties in the first
+    round and each round's order breaks them in the next, so the result is the order of
+    ``(key_r, ..., key_1)`` compared lexicographically: uniform unless two samples draw
+    the same key in every round. The rounds are chosen as ``jax.random.permutation``
+    chooses them (at least ``3 log2 n`` random bits in all), which makes that
+    vanishingly rare. Sizes too large to leave 8 random bits per round fall back to
+    ``jax.random.permutation``.
+    """
+    index_bits = max(1, (n - 1).bit_length())
+    random_bits = 32 - index_bits
+    if random_bits < 8:
+        return jax.random.permutation(key, n)
+    rounds = max(1, -(-3 * index_bits // random_bits))
+    mask = jnp.uint32((1 << index_bits) - 1)
+    order = jnp.arange(n, dtype=jnp.uint32)
+    for i, round_key in enumerate(jax.random.split(key, rounds)):
+        bits = jax.random.bits(round_key, (n,), jnp.uint32) >> index_bits
+        positions = jnp.sort((bits << index_bits) | jnp.arange(n, dtype=jnp.uint32)) & mask
+        order = positions if i == 0 else order[positions]
+    return order.astype(jnp.int32)
+
+
 # -------------------------------------------------------------------- networks
 
 

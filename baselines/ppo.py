@@ -31,7 +31,7 @@ from flax.training.train_state import TrainState
 
 from baselines import actor_critic, runs
 from baselines.actor_critic import RunnerState, gae, make_rollout, run_actor, run_critic, setup
-from baselines.common import Learner, episode_metrics
+from baselines.common import Learner, episode_metrics, permutation
 
 # evaluate.py and jaxmarl.load_policy act with a run's parameters through its script.
 make_policy = actor_critic.make_policy
@@ -98,7 +98,7 @@ def make_learner(config: dict, progress: Any = None) -> Learner:
         train_state, traj, advantages, targets, actor_h0, critic_h0, key = carry
         key, key_perm = jax.random.split(key)
         if recurrent:  # minibatches of whole sequences (actors), time kept in order
-            perm = jax.random.permutation(key_perm, num_actors)
+            perm = permutation(key_perm, num_actors)
             data = (traj, advantages, targets)
             data = jax.tree.map(lambda x: jnp.take(x, perm, axis=1), data)
             data = jax.tree.map(
@@ -110,7 +110,7 @@ def make_learner(config: dict, progress: Any = None) -> Learner:
                 (actor_h0, critic_h0),
             )
         else:  # minibatches of shuffled single steps (time axis of length 1)
-            perm = jax.random.permutation(key_perm, num_steps * num_actors)
+            perm = permutation(key_perm, num_steps * num_actors)
             data = (traj, advantages, targets)
             data = jax.tree.map(
                 lambda x: jnp.take(x.reshape((num_steps * num_actors, *x.shape[2:])), perm, axis=0), data
