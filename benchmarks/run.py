@@ -75,7 +75,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--suite", nargs="+", choices=["env", "train", "seeds"], default=["env", "train", "seeds"]
     )
     parser.add_argument("--envs", nargs="+", help="env ids (default: the mode's; 'all' for every one)")
-    parser.add_argument("--peers", nargs="*", default=["jaxmarl020", "mpe2"], help=f"of {sorted(PEERS)}")
+    parser.add_argument(
+        "--peers", nargs="*", default=["jaxmarl020", "mpe2"], help="environment peers (benchmarks/peers)"
+    )
     parser.add_argument("--num-envs", type=int, nargs="+", help="values of N")
     parser.add_argument("--num-steps", type=int, help="steps per scan")
     parser.add_argument("--rounds", type=int, help="interleaved rounds (one ratio each)")
@@ -99,9 +101,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="keep the suites and envs of the last results.json that this run skips",
     )
     args = parser.parse_args(argv)
-    unknown = [p for p in args.peers if p not in PEERS]
+    env_peers = sorted(name for name, peer in PEERS.items() if peer.suite == "env")
+    unknown = [p for p in args.peers if p not in env_peers]
     if unknown:
-        parser.error(f"unknown peer(s) {unknown}; choose from {sorted(PEERS)}")
+        parser.error(f"unknown peer(s) {unknown}; choose from {env_peers}")
     settings = dict(MODES[args.mode])
     for key in ("num_envs", "num_steps", "rounds", "repeats", "seeds", "worker_timeout"):
         if getattr(args, key) is not None:

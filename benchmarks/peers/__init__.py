@@ -30,6 +30,8 @@ class Peer:
 
     ``vectorised``: whether its throughput is measured at each ``N`` (a JAX library) or
     once for one environment stepped in a Python loop (``N`` does not apply).
+    ``suite``: ``env`` (environment throughput, ``benchmarks.run``) or ``train``
+    (training throughput, ``benchmarks.train_vs_jaxmarl``).
     """
 
     name: str
@@ -39,6 +41,7 @@ class Peer:
     same_jax: bool
     vectorised: bool
     local: bool = False  # runs in this process's environment (the dry-run peer)
+    suite: str = "env"
 
 
 PEERS: dict[str, Peer] = {
@@ -49,6 +52,17 @@ PEERS: dict[str, Peer] = {
         worker=BENCHMARKS / "env_throughput.py",
         same_jax=True,
         vectorised=True,
+    ),
+    # The original JaxMARL baseline scripts: the package and its algorithms' dependencies;
+    # the scripts come from the user's clone (benchmarks/train_vs_jaxmarl.py --checkout).
+    "jaxmarl_scripts": Peer(
+        name="jaxmarl_scripts",
+        label="JaxMARL 0.2.0 baseline scripts",
+        requirements=("jaxmarl[algs]==0.2.0",),
+        worker=BENCHMARKS / "peers" / "jaxmarl_train.py",
+        same_jax=True,
+        vectorised=False,
+        suite="train",
     ),
     "mpe2": Peer(
         name="mpe2",

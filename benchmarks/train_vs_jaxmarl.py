@@ -1,0 +1,289 @@
+"""Training throughput side by side with the original JaxMARL baseline scripts.
+
+    python -m benchmarks.train_vs_jaxmarl --checkout ~/JaxMARL --seeds 1 4 --rounds 2
+    python -m benchmarks.train_vs_jaxmarl --checkout ~/JaxMARL --rows ippo_ff_mpe --seeds 16 \
+        --timesteps 2.5e5 --rounds 1 --merge
+
+The originals are the scripts of a clone of https://github.com/FLAIROx/JaxMARL (the
+checkout is the user's: ``git clone https://github.com/FLAIROx/JaxMARL && git -C JaxMARL
+checkout c793d09``, the commit whose ``jaxmarl`` package is the 0.2.0 release), run with
+``jaxmarl[algs]==0.2.0`` and this process's JAX in their own virtual environment
+(``benchmarks/peers``). Nothing of them is copied here.
+
+Each row trains one of our baselines with the original's hyperparameters (the
+``ours`` overrides below restate the original's YAML where our defaults differ) and the
+original script with its own config, for the same number of timesteps per seed, seeds
+vmapped in one ``jit`` on both sides. Every measurement is a fresh process; rounds are
+interleaved (ours, original, original, ours, ...). Compilation and the run are timed
+separately (``benchmarks/train_throughput.py`` and ``benchmarks/peers/jaxmarl_train.py``
+measure the same way). The ratio is the original's run time over ours for the same
+work, one per round.
+
+Differences kept on purpose, each noted in the table's notes: the Q-learning originals
+run with ``TEST_DURING_TRAINING=False`` (ours does not evaluate inside the training
+loop; evaluation is ``baselines/evaluate.py``); the PPO originals keep their per-update
+host callback (``wandb`` disabled), as their ``main`` trains. The originals' MPE returns
+are logged by ``MPELogWrapper``, which multiplies every reward by the number of agents;
+their returns are divided back (``return_scale``) to compare with ours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks import report
+from benchmarks.harness import Spread, our_python, run_worker
+from benchmarks.peers import PEERS, ensure_venv
+
+BENCHMARKS = Path(__file__).resolve().parent
+RESULTS = BENCHMARKS / "train_peer_results.json"
+
+# The original ippo_ff_mpe.yaml, rnn ... YAMLs restated as overrides of ours.
+PPO_MPE = ["UPDATE_EPOCHS=4", "NUM_MINIBATCHES=4", "GAE_LAMBDA=0.95", "CLIP_EPS=0.2", "VF_COEF=0.5"]
+ROWS: dict[str, dict[str, Any]] = {
+    "ippo_ff_mpe": {
+        "label": "IPPO-FF, MPE simple_spread",
+        "family": "ppo",
+        "ours": ["alg=ippo_ff", "env=mpe_simple_spread", "LR=2.5e-4", *PPO_MPE],
+        "script": "IPPO/ippo_ff_mpe.py",
+        "config": "ippo_ff_mpe",
+        "original": [],
+        "timesteps": 1e6,
+        "return_scale": 1 / 3,  # MPELogWrapper logs num_agents x the reward
+    },
+    "mappo_rnn_mpe": {
+        "label": "MAPPO-RNN, MPE simple_spread",
+        "family": "ppo",
+        "ours": ["alg=mappo_rnn", "env=mpe_simple_spread", "LR=2e-3", "RNN_WIDTH=128", *PPO_MPE],
+        "script": "MAPPO/mappo_rnn_mpe.py",
+        "config": "mappo_homogenous_rnn_mpe",
+        "original": [],
+        "timesteps": 1e6,
+        "return_scale": 1 / 3,
+    },
+    "vdn_rnn_mpe": {
+        "label": "VDN-RNN, MPE simple_spread",
+        "family": "qlearning",
+        "ours": ["alg=vdn", "env=mpe_simple_spread", "LR=0.005"],
+        "script": "QLearning/vdn_rnn.py",
+        "config": "config",
+        "original": ["+alg=ql_rnn_mpe", "alg.TEST_DURING_TRAINING=False", "WANDB_MODE=offline"],
+        "timesteps": 1e6,
+        "return_scale": 1 / 3,
+    },
+    "qmix_rnn_mpe": {
+        "label": "QMIX-RNN, MPE simple_spread",
+        "family": "qlearning",
+        "ours": ["alg=qmix", "env=mpe_simple_spread", "LR=0.005"],
+        "script": "QLearning/qmix_rnn.py",
+        "config": "config",
+        "original": ["+alg=ql_rnn_mpe", "alg.TEST_DURING_TRAINING=False", "WANDB_MODE=offline"],
+        "timesteps": 1e6,
+        "return_scale": 1 / 3,
+    },
+    "ippo_rnn_smax": {
+        "label": "IPPO-RNN, SMAX 2s3z",
+        "family": "ppo",
+        "ours": [
+            "alg=ippo_rnn",
+            "env=smax_2s3z",
+            "NUM_ENVS=128",
+            "UPDATE_EPOCHS=4",
+            "NUM_MINIBATCHES=4",
+            "CLIP_EPS=0.05",
+            "ENT_COEF=0.01",
+            "MAX_GRAD_NORM=0.25",
+        ],
+        "script": "IPPO/ippo_rnn_smax.py",
+        "config": "ippo_rnn_smax",
+        "original": [],
+        "timesteps": 1e6,
+        "return_scale": 1.0,
+    },
+}
+
+
+def measure_ours(row: dict, num_seeds: int, timesteps: float) -> dict:
+    args = [
+        *row["ours"],
+        f"TOTAL_TIMESTEPS={timesteps:g}",
+        "--family",
+        row["family"],
+        "--num-seeds",
+        str(num_seeds),
+    ]
+    return run_worker(our_python(), BENCHMARKS / "train_throughput.py", args)[-1]
+
+
+def measure_original(python: Path, checkout: Path, row: dict, num_seeds: int, timesteps: float) -> dict:
+    total = (
+        f"alg.TOTAL_TIMESTEPS={timesteps:g}"
+        if row["family"] == "qlearning"
+        else f"TOTAL_TIMESTEPS={timesteps:g}"
+    )
+    args = [
+        "--checkout",
+        str(checkout),
+        "--script",
+        row["script"],
+        "--config",
+        row["config"],
+        "--num-seeds",
+        str(num_seeds),
+        *row["original"],
+        total,
+    ]
+    record = run_worker(python, PEERS["jaxmarl_scripts"].worker, args)[-1]
+    record["final_return"] *= row["return_scale"]
+    return record
+
+
+def _key(record: dict) -> tuple[str, int, float]:
+    return record["row"], record["num_seeds"], record["timesteps"]
+
+
+def ratio_rows(records: list[dict]) -> list[list[str]]:
+    """One table row per (row, seeds): both sides' median run and compile seconds, the
+    run-time ratio per round, and both final returns (mean over rounds)."""
+    out = []
+    keys = sorted({_key(r) for r in records}, key=lambda k: (list(ROWS).index(k[0]), k[1], k[2]))
+    for name, seeds, steps in keys:
+        mine = [r for r in records if _key(r) == (name, seeds, steps)]
+        ours = [r["ours"] for r in mine]
+        orig = [r["original"] for r in mine]
+        ratios = [o["run_s"] / u["run_s"] for u, o in zip(ours, orig, strict=True)]
+
+        def both(key: str, stat: Any = np.median, ours: list = ours, orig: list = orig) -> str:
+            return f"{stat([o[key] for o in ours]):.1f} / {stat([o[key] for o in orig]):.1f}"
+
+        out.append(
+            [
+                ROWS[name]["label"],
+                str(seeds),
+                report.fmt(steps),
+                both("compile_s"),
+                both("run_s"),
+                report.fmt(float(np.median([o["steps_per_s"] for o in ours]))),
+                report.fmt_ratio(Spread.of(ratios)),
+                both("final_return", np.mean),
+            ]
+        )
+    return out
+
+
+def section(results: dict) -> str:
+    header = [
+        "baseline",
+        "seeds",
+        "timesteps / seed",
+        "compile s (ours / original)",
+        "run s (ours / original)",
+        "ours steps/s",
+        "speed-up (run)",
+        "final return (ours / original)",
+    ]
+    return (
+        "### Training throughput against the original JaxMARL scripts\n\n"
+        f"Command: `{results['command']}` ({results['date']}, {results['machine_line']}). "
+        "Ours and the original script (FLAIROx/JaxMARL at c793d09, `jaxmarl[algs]==0.2.0`, same JAX) "
+        "at the original's hyperparameters, seeds vmapped in one `jit`, each measurement a fresh "
+        "process, rounds interleaved; speed-up is the original's run time over ours (median, "
+        "range over rounds). Final return: the mean episode return per agent in the last update.\n\n"
+        + report.markdown_table(header, ratio_rows(results["records"]))
+        + "\nNotes: "
+        + " ".join(results.get("notes", []))
+        + "\n"
+    )
+
+
+def write_results(results: dict) -> None:
+    """Put :func:`section` into ``benchmarks/results.json``'s kept sections (replacing its
+    earlier version) and rewrite ``benchmarks/RESULTS.md`` and ``docs/benchmarks.md``."""
+    import os
+
+    from benchmarks import run
+
+    path = BENCHMARKS / "results.json"
+    suite = json.loads(path.read_text())
+    text = section(results)
+    heading = text.split("\n", 1)[0]
+    suite["sections"] = [s for s in suite.get("sections", []) if not s.startswith(heading)] + [text]
+    path.write_text(json.dumps(suite, indent=1) + "\n")
+    plots = run.ROOT / "docs" / "img" / "benchmarks"
+    out = BENCHMARKS / "RESULTS.md"
+    out.write_text(
+        "# Benchmark results\n\n" + report.results_markdown(suite, os.path.relpath(plots, BENCHMARKS))
+    )
+    run.update_docs_page(report.results_markdown(suite, os.path.relpath(plots, run.DOCS_PAGE.parent)))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--checkout", type=Path, required=True, help="a clone of FLAIROx/JaxMARL")
+    parser.add_argument("--rows", nargs="+", choices=list(ROWS), default=list(ROWS))
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 4])
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--timesteps", type=float, help="timesteps per seed (default: each row's)")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--merge", action="store_true", help="keep the records of --out this run does not remeasure"
+    )
+    parser.add_argument("--note", action="append", default=[], help="a note printed under the table")
+    parser.add_argument(
+        "--write-results",
+        action="store_true",
+        help="only rewrite the section in benchmarks/RESULTS.md and docs/benchmarks.md from --out",
+    )
+    args = parser.parse_args(argv)
+    if args.write_results:
+        write_results(json.loads(args.out.read_text()))
+        return
+
+    python = ensure_venv(PEERS["jaxmarl_scripts"])
+    machine = report.machine_info()
+    records: list[dict[str, Any]] = []
+    for r in range(args.rounds):
+        for name in args.rows:
+            row = ROWS[name]
+            steps = args.timesteps or row["timesteps"]
+            for seeds in args.seeds:
+                rec: dict[str, Any] = {"row": name, "num_seeds": seeds, "timesteps": steps, "round": r}
+                sides = ["ours", "original"]
+                for side in sides if (r + len(records)) % 2 == 0 else sides[::-1]:
+                    if side == "ours":
+                        rec[side] = measure_ours(row, seeds, steps)
+                    else:
+                        rec[side] = measure_original(python, args.checkout, row, seeds, steps)
+                records.append(rec)
+                mine, theirs = rec["ours"]["run_s"], rec["original"]["run_s"]
+                print(
+                    f"round {r + 1} {name} seeds={seeds}: ours {mine:.1f} s, original {theirs:.1f} s "
+                    f"({theirs / mine:.2f}x)",
+                    flush=True,
+                )
+    if args.merge and args.out.exists():
+        old = json.loads(args.out.read_text())
+        again = {_key(r) for r in records}
+        records = [r for r in old["records"] if _key(r) not in again] + records
+    results = {
+        "command": "python -m benchmarks.train_vs_jaxmarl "
+        + " ".join(sys.argv[1:] if argv is None else argv),
+        "date": machine["date"],
+        "machine_line": report.machine_line(machine),
+        "records": records,
+        "notes": args.note or (json.loads(args.out.read_text()).get("notes", []) if args.merge else []),
+    }
+    args.out.write_text(json.dumps(results, indent=1) + "\n")
+    print(section(results))
+
+
+if __name__ == "__main__":
+    main()
