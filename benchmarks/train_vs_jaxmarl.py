@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -109,7 +110,15 @@ ROWS: dict[str, dict[str, Any]] = {
 }
 
 
-def measure_ours(row: dict, num_seeds: int, timesteps: float) -> dict:
+def timed(measure: Any, *args: Any, timeout: float) -> dict:
+    """``measure(*args, timeout)``, or a record saying it ran past ``timeout`` seconds."""
+    try:
+        return cast(dict, measure(*args, timeout))
+    except subprocess.TimeoutExpired:
+        return {"timed_out": True, "limit_s": timeout}
+
+
+def measure_ours(row: dict, num_seeds: int, timesteps: float, timeout: float) -> dict:
     args = [
         *row["ours"],
         f"TOTAL_TIMESTEPS={timesteps:g}",
@@ -118,10 +127,12 @@ def measure_ours(row: dict, num_seeds: int, timesteps: float) -> dict:
         "--num-seeds",
         str(num_seeds),
     ]
-    return run_worker(our_python(), BENCHMARKS / "train_throughput.py", args)[-1]
+    return run_worker(our_python(), BENCHMARKS / "train_throughput.py", args, timeout)[-1]
 
 
-def measure_original(python: Path, checkout: Path, row: dict, num_seeds: int, timesteps: float) -> dict:
+def measure_original(
+    python: Path, checkout: Path, row: dict, num_seeds: int, timesteps: float, timeout: float
+) -> dict:
     total = (
         f"alg.TOTAL_TIMESTEPS={timesteps:g}"
         if row["family"] == "qlearning"
@@ -139,8 +150,12 @@ def measure_original(python: Path, checkout: Path, row: dict, num_seeds: int, ti
         *row["original"],
         total,
     ]
-    record = run_worker(python, PEERS["jaxmarl_scripts"].worker, args)[-1]
+    record = run_worker(python, PEERS["jaxmarl_scripts"].worker, args, timeout)[-1]
     record["final_return"] *= row["return_scale"]
+    if row["family"] == "qlearning":
+        # Their logged return is the step average of the wrapper's last finished episode's
+        # return over a rollout that starts from a reset: not an episode return.
+        record["final_return"] = float("nan")
     return record
 
 
@@ -155,12 +170,20 @@ def ratio_rows(records: list[dict]) -> list[list[str]]:
     keys = sorted({_key(r) for r in records}, key=lambda k: (list(ROWS).index(k[0]), k[1], k[2]))
     for name, seeds, steps in keys:
         mine = [r for r in records if _key(r) == (name, seeds, steps)]
+        timeouts = [r for r in mine if r["ours"].get("timed_out") or r["original"].get("timed_out")]
+        mine = [r for r in mine if r not in timeouts]
+        if not mine:
+            side = "ours" if timeouts[0]["ours"].get("timed_out") else "original"
+            limit = f"{side} timed out ({timeouts[0][side]['limit_s']:.0f} s)"
+            out.append([ROWS[name]["label"], str(seeds), report.fmt(steps), *[limit] * 5])
+            continue
         ours = [r["ours"] for r in mine]
         orig = [r["original"] for r in mine]
         ratios = [o["run_s"] / u["run_s"] for u, o in zip(ours, orig, strict=True)]
 
         def both(key: str, stat: Any = np.median, ours: list = ours, orig: list = orig) -> str:
-            return f"{stat([o[key] for o in ours]):.1f} / {stat([o[key] for o in orig]):.1f}"
+            a, b = (float(stat([o[key] for o in side])) for side in (ours, orig))
+            return " / ".join("n/a" if x != x else f"{x:.1f}" for x in (a, b))
 
         out.append(
             [
@@ -190,13 +213,13 @@ def section(results: dict) -> str:
     ]
     return (
         "### Training throughput against the original JaxMARL scripts\n\n"
-        f"Command: `{results['command']}` ({results['date']}, {results['machine_line']}). "
+        f"Command: `{results['command']}` ({results['machine_line']}). "
         "Ours and the original script (FLAIROx/JaxMARL at c793d09, `jaxmarl[algs]==0.2.0`, same JAX) "
         "at the original's hyperparameters, seeds vmapped in one `jit`, each measurement a fresh "
         "process, rounds interleaved; speed-up is the original's run time over ours (median, "
         "range over rounds). Final return: the mean episode return per agent in the last update.\n\n"
         + report.markdown_table(header, ratio_rows(results["records"]))
-        + "\nNotes: "
+        + "\n\nNotes: "
         + " ".join(results.get("notes", []))
         + "\n"
     )
@@ -236,6 +259,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--merge", action="store_true", help="keep the records of --out this run does not remeasure"
     )
+    parser.add_argument("--worker-timeout", type=float, default=1200, help="seconds one measurement may run")
     parser.add_argument("--note", action="append", default=[], help="a note printed under the table")
     parser.add_argument(
         "--write-results",
@@ -249,6 +273,21 @@ def main(argv: list[str] | None = None) -> None:
 
     python = ensure_venv(PEERS["jaxmarl_scripts"])
     machine = report.machine_info()
+    old = json.loads(args.out.read_text()) if args.merge and args.out.exists() else {}
+    planned = {
+        (name, seeds, args.timesteps or ROWS[name]["timesteps"]) for name in args.rows for seeds in args.seeds
+    }
+    kept = [r for r in old.get("records", []) if _key(r) not in planned]
+    results = {
+        "command": "python -m benchmarks.train_vs_jaxmarl "
+        + " ".join(sys.argv[1:] if argv is None else argv),
+        "date": machine["date"],
+        "machine_line": report.machine_line(machine),
+        "records": kept,
+        "notes": args.note or old.get("notes", []),
+    }
+    if old.get("command"):  # the runs merged into this one, in order
+        results["command"] = f"{old['command']}`, then `{results['command']}"
     records: list[dict[str, Any]] = []
     for r in range(args.rounds):
         for name in args.rows:
@@ -259,29 +298,28 @@ def main(argv: list[str] | None = None) -> None:
                 sides = ["ours", "original"]
                 for side in sides if (r + len(records)) % 2 == 0 else sides[::-1]:
                     if side == "ours":
-                        rec[side] = measure_ours(row, seeds, steps)
+                        rec[side] = timed(measure_ours, row, seeds, steps, timeout=args.worker_timeout)
                     else:
-                        rec[side] = measure_original(python, args.checkout, row, seeds, steps)
+                        rec[side] = timed(
+                            measure_original,
+                            python,
+                            args.checkout,
+                            row,
+                            seeds,
+                            steps,
+                            timeout=args.worker_timeout,
+                        )
                 records.append(rec)
-                mine, theirs = rec["ours"]["run_s"], rec["original"]["run_s"]
+                results["records"] = kept + records
+                args.out.write_text(json.dumps(results, indent=1) + "\n")  # after every pair
+                mine, theirs = (rec[side].get("run_s", float("nan")) for side in ("ours", "original"))
                 print(
-                    f"round {r + 1} {name} seeds={seeds}: ours {mine:.1f} s, original {theirs:.1f} s "
-                    f"({theirs / mine:.2f}x)",
+                    f"round {r + 1} {name} seeds={seeds}: ours {mine:.1f} s, original {theirs:.1f} s", end=""
+                )
+                print(
+                    f" ({theirs / mine:.2f}x)" if mine == mine and theirs == theirs else " (timed out)",
                     flush=True,
                 )
-    if args.merge and args.out.exists():
-        old = json.loads(args.out.read_text())
-        again = {_key(r) for r in records}
-        records = [r for r in old["records"] if _key(r) not in again] + records
-    results = {
-        "command": "python -m benchmarks.train_vs_jaxmarl "
-        + " ".join(sys.argv[1:] if argv is None else argv),
-        "date": machine["date"],
-        "machine_line": report.machine_line(machine),
-        "records": records,
-        "notes": args.note or (json.loads(args.out.read_text()).get("notes", []) if args.merge else []),
-    }
-    args.out.write_text(json.dumps(results, indent=1) + "\n")
     print(section(results))
 
 

@@ -80,8 +80,9 @@ def main() -> None:
     if isinstance(metrics, dict) and "returned_episode_returns" in metrics:
         returns = np.asarray(metrics["returned_episode_returns"])
         final = float(returns.reshape(args.num_seeds, returns.shape[1], -1)[:, -1].mean())
-    else:  # the RNN PPO scripts return no metrics: the last update's logged returns, each seed
-        final = float(np.mean([float(np.mean(d["returns"])) for d in logged[-args.num_seeds :]]))
+    else:  # the scripts return no metrics: the last update's logged returns, each seed
+        name = "returns" if "returns" in logged[-1] else "returned_episode_returns"
+        final = float(np.mean([float(np.mean(d[name])) for d in logged[-args.num_seeds :]]))
     timesteps = int(config["NUM_UPDATES"]) * int(config["NUM_STEPS"]) * int(config["NUM_ENVS"])
     print(
         json.dumps(
