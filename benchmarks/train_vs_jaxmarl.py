@@ -21,10 +21,12 @@ work, one per round.
 
 Differences kept on purpose, each noted in the table's notes: the Q-learning originals
 run with ``TEST_DURING_TRAINING=False`` (ours does not evaluate inside the training
-loop; evaluation is ``baselines/evaluate.py``); the PPO originals keep their per-update
-host callback (``wandb`` disabled), as their ``main`` trains. The originals' MPE returns
-are logged by ``MPELogWrapper``, which multiplies every reward by the number of agents;
-their returns are divided back (``return_scale``) to compare with ours.
+loop; evaluation is ``baselines/evaluate.py``) and ``WANDB_MODE=offline``, the only way
+their returns leave the compiled loop (a host callback per update; the value they log is
+not an episode return, so the table gives none); the PPO originals keep their per-update
+host callback, as their ``main`` trains. The originals' MPE returns are logged by
+``MPELogWrapper``, which multiplies every reward by the number of agents; they are divided
+back (``return_scale``) to compare with ours.
 """
 
 from __future__ import annotations
