@@ -174,10 +174,20 @@ def ratio_rows(records: list[dict]) -> list[list[str]]:
         mine = [r for r in records if _key(r) == (name, seeds, steps)]
         timeouts = [r for r in mine if r["ours"].get("timed_out") or r["original"].get("timed_out")]
         mine = [r for r in mine if r not in timeouts]
-        if not mine:
-            side = "ours" if timeouts[0]["ours"].get("timed_out") else "original"
-            limit = f"{side} timed out ({timeouts[0][side]['limit_s']:.0f} s)"
-            out.append([ROWS[name]["label"], str(seeds), report.fmt(steps), *[limit] * 5])
+        if not mine:  # every pair had a side past its time limit: what finished, and the limit
+            first = timeouts[0]
+
+            def cell(key: str, first: dict = first) -> str:
+                return " / ".join(
+                    report.fmt_timed_out(first[side]["limit_s"])
+                    if first[side].get("timed_out")
+                    else f"{first[side][key]:.1f}"
+                    for side in ("ours", "original")
+                )
+
+            rate = "n/a" if first["ours"].get("timed_out") else report.fmt(first["ours"]["steps_per_s"])
+            row_cells = [cell("compile_s"), cell("run_s"), rate, "n/a", cell("final_return")]
+            out.append([ROWS[name]["label"], str(seeds), report.fmt(steps), *row_cells])
             continue
         ours = [r["ours"] for r in mine]
         orig = [r["original"] for r in mine]

@@ -40,6 +40,13 @@ def test_speed_up_is_the_originals_run_time_over_ours_per_round():
     assert rows[1][6] == "**1.50×**"
 
 
+def test_a_pair_past_its_time_limit_shows_what_finished_and_no_ratio():
+    rec = record("ippo_ff_mpe", 16, 40.0, 1.0)
+    rec["original"] = {"timed_out": True, "limit_s": 400.0}
+    (row,) = ratio_rows([rec])
+    assert row[4] == "40.0 / timed out (400 s)" and row[6] == "n/a" and row[5] == "2.50e4"
+
+
 def test_section_has_the_table_and_the_notes():
     results = {
         "command": "python -m benchmarks.train_vs_jaxmarl --checkout x",
