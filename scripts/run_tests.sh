@@ -11,5 +11,7 @@ scripts/setup_venv.sh dev
 .venv/bin/python tests/oracles/jaxmarl020.py
 # Neural MMO 2.1.1's (numpy 1.23 and a patched vec-noise build; ~1 min once per machine).
 .venv/bin/python tests/oracles/nmmo_oracle.py
-.venv/bin/pytest -n "${PYTEST_WORKERS:-2}" --dist loadgroup --durations=15 "$@"
+# --max-worker-restart=0: with --dist loadgroup, a worker that crashes (a segfault) is
+# replaced and the run then waits forever; this way it ends, naming the crashed test.
+.venv/bin/pytest -n "${PYTEST_WORKERS:-2}" --dist loadgroup --max-worker-restart=0 --durations=15 "$@"
 .venv/bin/mkdocs build --strict --site-dir "$(mktemp -d)"

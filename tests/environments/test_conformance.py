@@ -33,6 +33,10 @@ SHORTER |= {
     if str(spec(e).entry_point).startswith("jaxmarl.environments.jumanji") and e != "MultiCVRP-v0"
 }
 
+# JaxNav's robots cast lidar beams for 500 steps an episode: 50 keep every check (goals,
+# collisions, the time limit) and cost a tenth.
+SHORTER["jaxnav"] = {"max_steps": 50}
+
 # Neural MMO's default world holds 128 agents on a 160-tile map for 1024 ticks: its Small
 # map with 8 agents and 30 ticks runs every system (combat, NPCs, market) in seconds.
 SHORTER["nmmo_v0"] = {"preset": "small", "num_agents": 8, "num_npcs": 8, "horizon": 30}
