@@ -4,8 +4,9 @@ Every program XLA compiles for the CPU maps its code into the process, and JAX k
 compiled programs in its caches for the life of the process. A pytest-xdist worker runs
 about 1,500 tests and compiles thousands of programs: measured, 11,000 mappings after
 400 MPE tests. At ``vm.max_map_count`` (65,530 by default) the next compilation's
-``mmap`` fails and XLA can segfault: the likely cause of the segfaults late in full
-runs (84% and 97% through), in an XLA compilation in whichever test compiled then.
+``mmap`` fails and XLA segfaults in the compilation (reproduced with the limit lowered
+to 6,000): the segfaults late in full runs (84% and 97% through), in whichever test
+compiled then.
 After any test that leaves more than ``MAX_MAPPINGS`` mappings, the caches are
 cleared (later tests recompile what they need)."""
 
