@@ -6,9 +6,8 @@ about 1,500 tests and compiles thousands of programs: measured, 11,000 mappings 
 400 MPE tests. At ``vm.max_map_count`` (65,530 by default) the next compilation's
 ``mmap`` fails and XLA segfaults in the compilation (reproduced with the limit lowered
 to 6,000): the segfaults late in full runs (84% and 97% through), in whichever test
-compiled then.
-After any test that leaves more than ``MAX_MAPPINGS`` mappings, the caches are
-cleared (later tests recompile what they need)."""
+compiled then. After any test that leaves more than ``MAX_MAPPINGS`` mappings, the
+caches are cleared (later tests recompile what they need)."""
 
 from __future__ import annotations
 
