@@ -219,7 +219,10 @@ def check_env(
             problems.append(
                 f"state leaf {jax.tree_util.keystr(path)} is not a JAX array ({type(leaf).__name__})"
             )
-    if not bool(_obs_close(obs0, jit(jax.vmap(env.get_obs))(state0))):
+    # One compiled program per check (rather than one per operation and leaf, eagerly).
+    first_env = jit(lambda tree: jax.tree.map(lambda x: x[0], tree))
+    one_state = first_env(state0)
+    if not bool(jit(lambda s, o: _obs_close(o, jax.vmap(env.get_obs)(s)))(state0, obs0)):
         problems.append("get_obs(state) differs from the observation reset returned with that state")
     again = reset_batch(jax.random.split(key_reset, num_envs))
     if not _trees_equal((obs0, state0), again):
@@ -231,7 +234,7 @@ def check_env(
 
     # ------------------------------------------------------- rollout checks
     # The state every auto-reset below goes to (the reset of one key), and its obs.
-    fixed_obs, fixed_state = jax.tree.map(lambda x: x[0], reset_batch(jax.random.split(key_fixed, num_envs)))
+    fixed_obs, fixed_state = first_env(reset_batch(jax.random.split(key_fixed, num_envs)))
 
     def same_tree(x: Any, y: Any) -> jax.Array:
         pairs = zip(jax.tree.leaves(x), jax.tree.leaves(y), strict=True)
@@ -307,36 +310,38 @@ def check_env(
 
     # Shapes and dtypes the step returns (checked without running it).
     zero_actions = {a: jnp.zeros(act_spaces[a].shape, act_spaces[a].dtype or jnp.float32) for a in agents}
-    one_state = jax.tree.map(lambda x: x[0], state0)
-    if hasattr(env, "step_env"):
-        try:
-            raw = jax.eval_shape(env.step_env, key, one_state, zero_actions)
-        except Exception:
-            raw = None  # reported below, when tracing step
-        if raw is not None:
-            for a in agents:
-                got = raw[0].get(a)
-                if got is not None and (got.shape, got.dtype) != (obs0[a].shape[1:], obs0[a].dtype):
-                    problems.append(
-                        f"obs[{a!r}] changes from {obs0[a].shape[1:]} {obs0[a].dtype} at reset to "
-                        f"{got.shape} {got.dtype} after a step"
-                    )
-            if problems:
-                raise EnvCheckError(name, problems)
+
+    def obs_changes(step_obs: dict) -> list[str]:
+        return [
+            f"obs[{a!r}] changes from {obs0[a].shape[1:]} {obs0[a].dtype} at reset to "
+            f"{got.shape} {got.dtype} after a step"
+            for a in agents
+            if (got := step_obs.get(a)) is not None
+            and (got.shape, got.dtype) != (obs0[a].shape[1:], obs0[a].dtype)
+        ]
+
     try:
         shapes = jax.eval_shape(lambda k, s: env.step(k, s, zero_actions), key, one_state)
     except Exception as err:
-        problems.append(f"step failed to trace: {type(err).__name__}: {err}")
+        # A step whose observations change shape cannot select between them and the reset's:
+        # say so when step_env (no automatic reset) shows it.
+        try:
+            raw = (
+                jax.eval_shape(env.step_env, key, one_state, zero_actions)
+                if hasattr(env, "step_env")
+                else None
+            )
+        except Exception:
+            raw = None
+        problems.extend(obs_changes(raw[0]) if raw is not None else [])
+        if not problems:
+            problems.append(f"step failed to trace: {type(err).__name__}: {err}")
         raise EnvCheckError(name, problems) from err
     s_obs, s_state, s_reward, s_done, s_info = shapes
     if set(s_obs) != set(agents):
         problems.append(f"step must return obs keyed by exactly env.agents, got {sorted(s_obs)}")
+    problems.extend(obs_changes(s_obs))
     for a in agents:
-        if a in s_obs and (s_obs[a].shape, s_obs[a].dtype) != (obs0[a].shape[1:], obs0[a].dtype):
-            problems.append(
-                f"obs[{a!r}] changes from {obs0[a].shape[1:]} {obs0[a].dtype} at reset to "
-                f"{s_obs[a].shape} {s_obs[a].dtype} after a step"
-            )
         if a not in s_reward or s_reward[a].shape != ():
             problems.append(f"reward[{a!r}] must be a scalar, got {getattr(s_reward.get(a), 'shape', None)}")
     for a in [*agents, "__all__"]:
@@ -354,7 +359,7 @@ def check_env(
             "info must carry 'truncated', 'final_obs' and 'final_state' "
             "(subclass MultiAgentEnv and use its step)"
         )
-    masks_shape = jax.eval_shape(env.get_avail_actions, jax.tree.map(lambda x: x[0], state0))
+    masks_shape = jax.eval_shape(env.get_avail_actions, one_state)
     for a in agents:
         space = act_spaces[a]
         expected = None
@@ -365,7 +370,7 @@ def check_env(
         if expected is not None and (a not in masks_shape or masks_shape[a].shape != expected):
             got = masks_shape[a].shape if a in masks_shape else None
             problems.append(f"get_avail_actions()[{a!r}] must have shape {expected}, got {got}")
-    gs = jax.eval_shape(env.get_global_state, jax.tree.map(lambda x: x[0], state0))
+    gs = jax.eval_shape(env.get_global_state, one_state)
     if not hasattr(gs, "shape") or len(gs.shape) != 1:
         problems.append(f"get_global_state must return a 1-d array, got {gs}")
     if adversarial > 0 and hasattr(env, "noop_action"):
@@ -431,7 +436,7 @@ def check_env(
 
     if check_render:
         try:
-            frame = np.asarray(jit(env.render)(jax.tree.map(lambda x: x[0], state0)))
+            frame = np.asarray(jit(env.render)(one_state))
             if frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[-1] != 3:
                 problems.append(f"render must return uint8 (H, W, 3), got {frame.dtype} {frame.shape}")
         except NotImplementedError as err:

@@ -177,13 +177,36 @@ def _one_id_per_class() -> dict[str, str]:
 
 
 EVERY_CLASS = _one_id_per_class()
+# Classes whose env configs PPO already trains (A2C and PPO share the rollout, batching and
+# networks of baselines/actor_critic.py; only the loss differs, and A2C's is checked on
+# every kind of agents and actions above): every MPE config and the grid games
+# (tests/baselines/test_ppo.py), and MABrax (tests/environments/mabrax/test_mabrax_ppo.py).
+TRAINED_BY_PPO = {e for e in EVERY_CLASS if e.startswith("MPE_")} | {
+    "switch_riddle",
+    "coin_game",
+    "hopper_3x1",
+}
 
 
-@pytest.mark.parametrize("env_id", list(EVERY_CLASS))
+def test_ppo_trains_the_classes_left_out():
+    """``TRAINED_BY_PPO`` stays true: PPO's tests train each of those classes' configs."""
+    import test_ppo
+
+    trained = {env for _, env in test_ppo.MPE_ALGS} | set(
+        test_ppo.test_trains_on_the_grid_games.pytestmark[0].args[1]
+    )
+    mabrax = (REPO / "tests" / "environments" / "mabrax" / "test_mabrax_ppo.py").read_text()
+    for env_id in TRAINED_BY_PPO:
+        config = EVERY_CLASS[env_id]
+        assert config in trained or f'"env={config}"' in mabrax, (env_id, config)
+
+
+@pytest.mark.parametrize("env_id", [e for e in EVERY_CLASS if e not in TRAINED_BY_PPO])
 def test_one_update_on_every_registered_environment_class(env_id):
     """Smoke: one update (2 envs x 4 steps) of IA2C on one registered id of every
-    environment class, with its config's networks and keywords: the losses and the new
-    parameters are finite and the gradient is not zero."""
+    environment class that PPO's tests do not train (``TRAINED_BY_PPO``), with its
+    config's networks and keywords: the losses and the new parameters are finite and the
+    gradient is not zero."""
     config = load_config(env=EVERY_CLASS[env_id], ENV_NAME=env_id, NUM_ENVS=2, NUM_STEPS=4, TOTAL_TIMESTEPS=8)
     out = fast_jit(a2c.make_train(config))(jax.random.PRNGKey(0))
     metrics = out["metrics"]

@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -151,7 +152,9 @@ def main(paths: list[str]) -> None:
             keys = jnp.asarray(data["keys"])
         with contextlib.redirect_stdout(io.StringIO()):  # JaxMARL prints while tracing
             out = record(config, keys)
-        np.savez(dst, **out)
+        partial = Path(dst).with_suffix(".partial.npz")  # the test waits for dst: write it whole
+        np.savez(partial, **out)
+        os.replace(partial, dst)
         print(f"{Path(src).name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
 
 

@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import jax
@@ -47,7 +49,7 @@ from settings import FULL_ORACLES, oracle_count
 
 from jaxmarl.environments.jaxnav import JaxNav, make_jaxnav_singleton
 
-# One worker plays the whole module, so its recording (the module fixture) runs once.
+# One worker plays the whole module, so each case is recorded once (the module fixture).
 pytestmark = [pytest.mark.oracle, pytest.mark.xdist_group("jaxnav_oracle")]
 
 WORKER = Path(__file__).with_name("jaxnav_oracle.py")
@@ -186,9 +188,10 @@ def episode_keys(index: int) -> np.ndarray:
     return np.asarray(jax.random.split(jax.random.PRNGKey(1000 + index), EPISODES))
 
 
-def replay(env: JaxNav, keys: np.ndarray, actions: np.ndarray, auto_reset: bool = True) -> dict:
-    """Our episodes from the same keys with the recorded actions (one compiled call);
-    without ``auto_reset`` through ``step_env``, dones as ``step`` would give them."""
+def compile_replay(env: JaxNav, auto_reset: bool = True) -> Callable[[np.ndarray, np.ndarray], dict]:
+    """Our episodes from the same keys with the recorded actions, compiled for the
+    recording's shapes before it exists (one call replays every episode); without
+    ``auto_reset`` through ``step_env``, dones as ``step`` would give them."""
 
     def step_env(key, state, actions):
         obs, state, reward, terminated, info = env.step_env(key, state, actions)
@@ -227,10 +230,24 @@ def replay(env: JaxNav, keys: np.ndarray, actions: np.ndarray, auto_reset: bool 
         _, rest = jax.lax.scan(body, state, (jax.random.split(key_run, STEPS), acts))
         return first, rest
 
-    first, rest = jax.device_get(jit(jax.vmap(episode))(jnp.asarray(keys), jnp.asarray(actions)))
-    out = {f"start_{k}": np.asarray(v) for k, v in first.items()}
-    out.update({k: np.asarray(v) for k, v in rest.items()})
-    return out
+    space = env.action_space(env.agents[0])
+    dtype = jnp.int32 if space.dtype is None or jnp.issubdtype(space.dtype, jnp.integer) else jnp.float32
+    compiled = (
+        jit(jax.vmap(episode))
+        .lower(
+            jax.ShapeDtypeStruct((EPISODES, 2), jnp.uint32),
+            jax.ShapeDtypeStruct((EPISODES, STEPS, env.num_agents, *space.shape), dtype),
+        )
+        .compile()
+    )
+
+    def run(keys: np.ndarray, actions: np.ndarray) -> dict:
+        first, rest = jax.device_get(compiled(jnp.asarray(keys), jnp.asarray(actions)))
+        out = {f"start_{k}": np.asarray(v) for k, v in first.items()}
+        out.update({k: np.asarray(v) for k, v in rest.items()})
+        return out
+
+    return run
 
 
 def expected_rewards(theirs: dict) -> np.ndarray:
@@ -272,42 +289,48 @@ def first_mismatch(name: str, ours: dict, theirs: dict, own_reward: bool) -> str
 
 
 @pytest.fixture(scope="module")
-def recordings(tmp_path_factory) -> dict:
-    """JaxMARL's recordings of every case (one worker process, run while our side
-    compiles) and our replays."""
+def recordings(tmp_path_factory) -> Iterator[Callable[[str], tuple[dict, dict]]]:
+    """``recording(name)``: JaxMARL's recording of that case and our replay. One JaxMARL
+    worker process records every case in turn, started here; each test compiles its own
+    replay meanwhile, then waits for its case's file (so each pays about its own share)."""
     tmp = tmp_path_factory.mktemp("jaxnav_oracle")
     paths = []
     for i, (name, case) in enumerate(CASES.items()):
-        src, dst = tmp / f"{name}_in.npz", tmp / f"{name}_out.npz"
-        config = {**case, "steps": STEPS}
-        np.savez(src, config=json.dumps(config), keys=episode_keys(i))
-        paths += [str(src), str(dst)]
+        src = tmp / f"{name}_in.npz"
+        np.savez(src, config=json.dumps({**case, "steps": STEPS}), keys=episode_keys(i))
+        paths += [str(src), str(tmp / f"{name}_out.npz")]
     errors: list[BaseException] = []
 
     def work() -> None:
         try:
             run_oracle(WORKER, *paths, cwd=tmp, timeout=1200)
-        except BaseException as err:  # reported by the fixture
+        except BaseException as err:  # reported by recording()
             errors.append(err)
 
     thread = threading.Thread(target=work)
     thread.start()
-    envs = {name: make(case) for name, case in CASES.items()}
+    done: dict[str, tuple[dict, dict]] = {}
+
+    def recording(name: str) -> tuple[dict, dict]:
+        if name not in done:
+            case, dst = CASES[name], tmp / f"{name}_out.npz"
+            run = compile_replay(make(case), case.get("auto_reset", True))
+            while not dst.exists() and thread.is_alive():
+                time.sleep(0.1)
+            if not dst.exists():
+                raise errors[0] if errors else RuntimeError(f"the JaxMARL worker wrote no {dst.name}")
+            with np.load(dst) as data:
+                theirs = {k: data[k] for k in data.files}
+            done[name] = (theirs, run(episode_keys(list(CASES).index(name)), theirs["actions"]))
+        return done[name]
+
+    yield recording
     thread.join()
-    if errors:
-        raise errors[0]
-    out = {}
-    for i, name in enumerate(CASES):
-        with np.load(tmp / f"{name}_out.npz") as data:
-            theirs = {k: data[k] for k in data.files}
-        auto_reset = CASES[name].get("auto_reset", True)
-        out[name] = (theirs, replay(envs[name], episode_keys(i), theirs["actions"], auto_reset))
-    return out
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_levels_and_transitions_match_jaxmarl(recordings, name):
-    theirs, ours = recordings[name]
+    theirs, ours = recordings(name)
     problem = first_mismatch(name, ours, theirs, bool(CASES[name].get("own_reward")))
     assert problem is None, problem
 
@@ -316,7 +339,8 @@ def test_the_sample_exercises_the_rules(recordings):
     """Goals reached, wall and robot collisions, time-outs, episodes that end before the
     time limit, evaporated robots, and automatic resets all happen in the sample."""
     counts = {"goals": 0, "wall hits": 0, "robot hits": 0, "time-outs": 0, "early ends": 0, "evaporated": 0}
-    for name, (theirs, _) in recordings.items():
+    for name in CASES:
+        theirs, _ = recordings(name)
         counts["goals"] += int(theirs["info_GoalR"].sum())
         counts["wall hits"] += int(theirs["info_MapC"].sum())
         counts["robot hits"] += int(theirs["info_AgentC"].sum())
