@@ -6,6 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from fast_compile import jit as fast_jit
 
 import jaxmarl
 from jaxmarl.environments.nmmo import NeuralMMO
@@ -27,7 +28,7 @@ def env():
 
 @pytest.fixture(scope="module")
 def step(env):
-    return jax.jit(env.step_env)
+    return fast_jit(env.step_env)
 
 
 def noop():
@@ -278,7 +279,7 @@ def test_a_hostile_npc_attacks_a_player_in_reach(env, step):
 
 def test_the_event_log_keeps_the_first_rows_and_counts_every_event():
     env = NeuralMMO(**SETTINGS, event_log_capacity=2)
-    step = jax.jit(env.step_env)
+    step = fast_jit(env.step_env)
     water = {(MID - 1, 10 + 2 * i): C.WATER for i in range(P)}
     state = world(env, ent_water=np.full(E, 50, np.int32), **set_tiles(env, water))
     _, new, *_ = play(env, step, state)
