@@ -20,6 +20,8 @@ import hashlib
 import os
 import subprocess
 import sys
+import threading
+import time
 from functools import cache
 from pathlib import Path
 
@@ -84,6 +86,34 @@ def run_oracle(script: Path | str, *args: str, timeout: float = 600, cwd: Path |
     if proc.returncode != 0:
         raise RuntimeError(f"JaxMARL 0.2.0 oracle {Path(script).name} failed:\n{proc.stderr[-4000:]}")
     return proc.stdout
+
+
+class Recorder:
+    """One oracle worker process recording several cases in turn (``script in1 out1 in2
+    out2 ...``, each output written whole when its case is done), started at construction
+    in a background thread, so that a test can compile its own side meanwhile and then
+    :meth:`wait` for its case only."""
+
+    def __init__(self, script: Path | str, paths: list[Path], cwd: Path, timeout: float = 1200) -> None:
+        self.errors: list[BaseException] = []
+        self.thread = threading.Thread(target=self._work, args=(script, paths, cwd, timeout))
+        self.thread.start()
+
+    def _work(self, script: Path | str, paths: list[Path], cwd: Path, timeout: float) -> None:
+        try:
+            run_oracle(script, *map(str, paths), cwd=cwd, timeout=timeout)
+        except BaseException as err:  # raised by wait()
+            self.errors.append(err)
+
+    def wait(self, output: Path) -> None:
+        """Block until the worker has written ``output``; raise if it stopped without."""
+        while not output.exists() and self.thread.is_alive():
+            time.sleep(0.1)
+        if not output.exists():
+            raise self.errors[0] if self.errors else RuntimeError(f"the oracle worker wrote no {output.name}")
+
+    def close(self) -> None:
+        self.thread.join()
 
 
 if __name__ == "__main__":  # scripts/run_tests.sh builds the environment before the tests

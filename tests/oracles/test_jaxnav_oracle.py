@@ -34,8 +34,6 @@ episodes ending before the time limit and evaporated robots.
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -44,7 +42,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from fast_compile import jit
-from jaxmarl020 import run_oracle
+from jaxmarl020 import Recorder
 from settings import FULL_ORACLES, oracle_count
 
 from jaxmarl.environments.jaxnav import JaxNav, make_jaxnav_singleton
@@ -298,34 +296,22 @@ def recordings(tmp_path_factory) -> Iterator[Callable[[str], tuple[dict, dict]]]
     for i, (name, case) in enumerate(CASES.items()):
         src = tmp / f"{name}_in.npz"
         np.savez(src, config=json.dumps({**case, "steps": STEPS}), keys=episode_keys(i))
-        paths += [str(src), str(tmp / f"{name}_out.npz")]
-    errors: list[BaseException] = []
-
-    def work() -> None:
-        try:
-            run_oracle(WORKER, *paths, cwd=tmp, timeout=1200)
-        except BaseException as err:  # reported by recording()
-            errors.append(err)
-
-    thread = threading.Thread(target=work)
-    thread.start()
+        paths += [src, tmp / f"{name}_out.npz"]
+    oracle = Recorder(WORKER, paths, cwd=tmp)
     done: dict[str, tuple[dict, dict]] = {}
 
     def recording(name: str) -> tuple[dict, dict]:
         if name not in done:
             case, dst = CASES[name], tmp / f"{name}_out.npz"
             run = compile_replay(make(case), case.get("auto_reset", True))
-            while not dst.exists() and thread.is_alive():
-                time.sleep(0.1)
-            if not dst.exists():
-                raise errors[0] if errors else RuntimeError(f"the JaxMARL worker wrote no {dst.name}")
+            oracle.wait(dst)
             with np.load(dst) as data:
                 theirs = {k: data[k] for k in data.files}
             done[name] = (theirs, run(episode_keys(list(CASES).index(name)), theirs["actions"]))
         return done[name]
 
     yield recording
-    thread.join()
+    oracle.close()
 
 
 @pytest.mark.parametrize("name", list(CASES))
