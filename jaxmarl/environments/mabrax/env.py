@@ -47,9 +47,10 @@ __all__ = ["BACKENDS", "DEFAULT_BACKEND", "MABrax"]
 BACKENDS = ("mjx", "generalized", "positional", "spring")
 """Brax's physics pipelines."""
 
-DEFAULT_BACKEND = "mjx"
-"""MuJoCo's own algorithms in JAX: the most faithful to MuJoCo, the fastest to step on
-CPU and among the quickest to compile (see docs/environments/mabrax.md)."""
+DEFAULT_BACKEND = "positional"
+"""JaxMARL 0.2.0's physics (Brax's position-based pipeline): the same trajectories as
+JaxMARL's MABrax, at least its speed. ``"mjx"`` (MuJoCo's own algorithms) is the most
+faithful to MuJoCo; docs/environments/mabrax.md gives the trade-off."""
 
 # Brax's hopper and walker clip the velocities they observe to [-10, 10].
 _CLIPPED_QVEL = {"hopper": 10.0, "walker2d": 10.0}
@@ -131,7 +132,8 @@ class MABrax(MultiAgentEnv):
         agent_obsk: how many hops away in the joint graph an agent sees joints
             (0: only its own; Multi-Agent MuJoCo's default 1).
         episode_length: steps before the episode is truncated (1000, as Gymnasium's).
-        backend: Brax's physics pipeline, one of ``BACKENDS`` (default ``mjx``).
+        backend: Brax's physics pipeline, one of ``BACKENDS`` (default ``positional``,
+            JaxMARL 0.2.0's; ``mjx`` for MuJoCo's own algorithms).
 
     Observations, ``(obs_dim,)`` float32 per agent: see ``observation_features``.
     Actions, ``(num_joints,)`` float32 per agent, one torque per joint it drives in

@@ -19,6 +19,9 @@ import jaxmarl
 
 TASKS = ["ant_4x2", "halfcheetah_6x1", "hopper_3x1", "humanoid_9|8", "walker2d_2x3"]
 STEPS = 8
+# Keys whose random actions keep the robot up for STEPS steps (the Ant's key 3 makes it
+# jump past Brax's healthy height on the default pipeline).
+SEEDS = {"ant_4x2": 0}
 
 
 def split_action(env, action: jax.Array) -> dict[str, jax.Array]:
@@ -56,7 +59,6 @@ def probe(task: str) -> dict:
             out = {
                 "ma_q": inner.pipeline_state.q,
                 "ma_qd": inner.pipeline_state.qd,
-                "ma_ctrl": inner.pipeline_state.ctrl,
                 "ma_reward": jnp.stack([reward[a] for a in env.agents]),
                 "ma_done": jnp.stack([done[a] for a in env.agents]),
                 "ma_global": env.get_global_state(ma_state),
@@ -73,7 +75,7 @@ def probe(task: str) -> dict:
         _, trace = jax.lax.scan(both, (state, env.brax_state(state)), actions)
         return trace, actions
 
-    trace, actions = jax.device_get(jit(run)(jax.random.PRNGKey(3)))
+    trace, actions = jax.device_get(jit(run)(jax.random.PRNGKey(SEEDS.get(task, 3))))
     return {"env": env, "trace": trace, "actions": actions}
 
 
@@ -81,11 +83,13 @@ def probe(task: str) -> dict:
 def test_multi_agent_env_against_single_agent_brax(task):
     p = probe(task)
     check_same_motion_as_single_agent_brax(p)
-    check_agent_actions_reach_the_actuators(p)
     check_local_observations_read_their_joints(task, p)
 
 
 def check_same_motion_as_single_agent_brax(p: dict) -> None:
+    """The same states, observations, rewards and dones as single-agent Brax stepped with
+    the robot action vector itself: so the agents' pieces (cut from that vector by joint
+    name in the MuJoCo model, ``split_action``) reach exactly the actuators they belong to."""
     t = p["trace"]
     assert not t["done"][:-1].any(), "the robot fell during the probe; pick another key"
     np.testing.assert_allclose(t["ma_q"], t["q"], atol=1e-5, rtol=0)
@@ -96,13 +100,6 @@ def check_same_motion_as_single_agent_brax(p: dict) -> None:
     )
     np.testing.assert_array_equal(t["ma_done"], np.repeat(t["done"][:, None] > 0, t["ma_done"].shape[1], 1))
     assert np.ptp(t["q"][:, -1]) > 1e-3  # the robot really moved
-
-
-def check_agent_actions_reach_the_actuators(p: dict) -> None:
-    """The controls the physics applied are the robot actions the agents' pieces make up
-    (Brax's humanoid scales [-1, 1] to its actuators' [-0.4, 0.4])."""
-    ctrl_high = p["env"].brax_env.sys.mj_model.actuator_ctrlrange[:, 1]
-    np.testing.assert_allclose(p["trace"]["ma_ctrl"], p["actions"] * ctrl_high, rtol=1e-5, atol=1e-7)
 
 
 def check_local_observations_read_their_joints(task: str, p: dict) -> None:
