@@ -22,7 +22,7 @@ import jax
 import numpy as np
 
 
-def measure(family: str, overrides: list[str], num_seeds: int) -> dict[str, Any]:
+def measure(family: str, overrides: list[str], num_seeds: int, compile_only: bool = False) -> dict[str, Any]:
     import importlib
 
     from baselines import common
@@ -34,6 +34,15 @@ def measure(family: str, overrides: list[str], num_seeds: int) -> dict[str, Any]
     t0 = time.perf_counter()
     compiled = train.lower(keys).compile()
     compile_s = time.perf_counter() - t0
+    if compile_only:
+        return {
+            "family": family,
+            "alg": config.get("ALG_NAME"),
+            "env": config.get("ENV_NAME"),
+            "num_seeds": num_seeds,
+            "compile_s": compile_s,
+            "device": jax.devices()[0].device_kind,
+        }
     t0 = time.perf_counter()
     out = jax.block_until_ready(compiled(keys))
     run_s = time.perf_counter() - t0
@@ -60,10 +69,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--family", default="ppo", help="baseline script: ppo, qlearning ...")
     parser.add_argument("--num-seeds", type=int, nargs="+", default=[1])
+    parser.add_argument("--compile-only", action="store_true", help="time the compilation, skip the run")
     parser.add_argument("overrides", nargs="*", help="hydra overrides, e.g. alg=mappo_ff TOTAL_TIMESTEPS=1e5")
     args = parser.parse_args(argv)
     for n in args.num_seeds:
-        print(json.dumps(measure(args.family, args.overrides, n)), flush=True)
+        print(json.dumps(measure(args.family, args.overrides, n, args.compile_only)), flush=True)
 
 
 if __name__ == "__main__":

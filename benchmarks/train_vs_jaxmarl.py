@@ -119,7 +119,9 @@ def timed(measure: Any, *args: Any, timeout: float) -> dict:
         return {"timed_out": True, "limit_s": timeout}
 
 
-def measure_ours(row: dict, num_seeds: int, timesteps: float, timeout: float) -> dict:
+def measure_ours(
+    row: dict, num_seeds: int, timesteps: float, timeout: float, compile_only: bool = False
+) -> dict:
     args = [
         *row["ours"],
         f"TOTAL_TIMESTEPS={timesteps:g}",
@@ -127,12 +129,19 @@ def measure_ours(row: dict, num_seeds: int, timesteps: float, timeout: float) ->
         row["family"],
         "--num-seeds",
         str(num_seeds),
+        *(["--compile-only"] if compile_only else []),
     ]
     return run_worker(our_python(), BENCHMARKS / "train_throughput.py", args, timeout)[-1]
 
 
 def measure_original(
-    python: Path, checkout: Path, row: dict, num_seeds: int, timesteps: float, timeout: float
+    python: Path,
+    checkout: Path,
+    row: dict,
+    num_seeds: int,
+    timesteps: float,
+    timeout: float,
+    compile_only: bool = False,
 ) -> dict:
     total = (
         f"alg.TOTAL_TIMESTEPS={timesteps:g}"
@@ -148,10 +157,13 @@ def measure_original(
         row["config"],
         "--num-seeds",
         str(num_seeds),
+        *(["--compile-only"] if compile_only else []),
         *row["original"],
         total,
     ]
     record = run_worker(python, PEERS["jaxmarl_scripts"].worker, args, timeout)[-1]
+    if compile_only:
+        return record
     record["final_return"] *= row["return_scale"]
     if row["family"] == "qlearning":
         # Their logged return is the step average of the wrapper's last finished episode's
@@ -237,15 +249,20 @@ def section(results: dict) -> str:
 
 
 def write_results(results: dict) -> None:
-    """Put :func:`section` into ``benchmarks/results.json``'s kept sections (replacing its
-    earlier version) and rewrite ``benchmarks/RESULTS.md`` and ``docs/benchmarks.md``."""
+    """Put :func:`section` into ``benchmarks/RESULTS.md`` and ``docs/benchmarks.md``."""
+    write_section(section(results))
+
+
+def write_section(text: str) -> None:
+    """Put a markdown section (``### heading`` first) into ``benchmarks/results.json``'s
+    kept sections (replacing its earlier version) and rewrite ``benchmarks/RESULTS.md``
+    and ``docs/benchmarks.md``."""
     import os
 
     from benchmarks import run
 
     path = BENCHMARKS / "results.json"
     suite = json.loads(path.read_text())
-    text = section(results)
     heading = text.split("\n", 1)[0]
     suite["sections"] = [s for s in suite.get("sections", []) if not s.startswith(heading)] + [text]
     path.write_text(json.dumps(suite, indent=1) + "\n")

@@ -7,9 +7,10 @@ own hydra config is composed with the given overrides, its ``make_train`` is bui
 exactly as its ``main`` builds it (the Q-learning scripts merge their ``alg`` group and
 wrap the env with their ``env_from_config``), and
 ``jax.jit(jax.vmap(make_train(config)))`` over ``NUM_SEEDS`` keys is lowered and compiled,
-then run, each timed. ``wandb`` is initialised disabled, as the scripts' configs do; the
-PPO scripts still call their host callback every update (that is how they train), and its
-``wandb.log`` records the logged return here.
+then run, each timed (with ``--compile-only``, only compiled). ``wandb`` is initialised
+disabled, as the scripts' configs do; the PPO scripts still call their host callback
+every update (that is how they train), and its ``wandb.log`` records the logged return
+here.
 
     python jaxmarl_train.py --checkout ~/JaxMARL --script IPPO/ippo_ff_mpe.py \
         --config ippo_ff_mpe --num-seeds 4 TOTAL_TIMESTEPS=1e6
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import json
 import sys
 import time
@@ -43,6 +45,7 @@ def main() -> None:
     parser.add_argument("--script", required=True, help="path under baselines/, e.g. IPPO/ippo_ff_mpe.py")
     parser.add_argument("--config", required=True, help="config name in the script's config folder")
     parser.add_argument("--num-seeds", type=int, default=1)
+    parser.add_argument("--compile-only", action="store_true", help="time the compilation, skip the run")
     parser.add_argument("overrides", nargs="*")
     args = parser.parse_args()
 
@@ -59,12 +62,22 @@ def main() -> None:
 
     module = load_script(script)
     with initialize_config_dir(config_dir=str(script.parent / "config"), version_base=None):
-        cfg = compose(config_name=args.config, overrides=[*args.overrides, f"NUM_SEEDS={args.num_seeds}"])
+        base = compose(config_name=args.config, overrides=args.overrides)
+        seeds = f"NUM_SEEDS={args.num_seeds}" if "NUM_SEEDS" in base else f"+NUM_SEEDS={args.num_seeds}"
+        cfg = compose(config_name=args.config, overrides=[*args.overrides, seeds])  # some YAMLs lack it
     config: dict[str, Any] = OmegaConf.to_container(cfg)  # type: ignore[assignment]
+    layout = config.get("ENV_KWARGS", {}).get("layout")
+    if config.get("ENV_NAME") == "overcooked" and isinstance(layout, str):
+        from jaxmarl.environments.overcooked import overcooked_layouts  # as the Overcooked scripts' main does
+
+        config["ENV_KWARGS"]["layout"] = overcooked_layouts[layout]
     if "alg" in config:  # the Q-learning scripts: as single_run builds it
         config = {**config, **config["alg"]}
         env, _ = module.env_from_config(dict(config, ENV_KWARGS=dict(config["ENV_KWARGS"])))
         train = module.make_train(config, env)
+    elif "rng_init" in inspect.signature(module.make_train).parameters:  # ippo_ff_mabrax.py, as its main
+        rng_init = jax.random.split(jax.random.PRNGKey(int(config.get("SEED", 0))))[1]
+        train = module.make_train(config, rng_init)
     else:
         train = module.make_train(config)
 
@@ -72,6 +85,11 @@ def main() -> None:
     t0 = time.perf_counter()
     compiled = jax.jit(jax.vmap(train)).lower(keys).compile()
     compile_s = time.perf_counter() - t0
+    if args.compile_only:
+        record = {"script": args.script, "env": config.get("ENV_NAME"), "num_seeds": args.num_seeds}
+        record |= {"compile_s": compile_s, "device": jax.devices()[0].device_kind}
+        print(json.dumps(record), flush=True)
+        return
     t0 = time.perf_counter()
     out = jax.block_until_ready(compiled(keys))
     run_s = time.perf_counter() - t0

@@ -49,7 +49,7 @@ BACKENDS = ("mjx", "generalized", "positional", "spring")
 
 DEFAULT_BACKEND = "positional"
 """JaxMARL 0.2.0's physics (Brax's position-based pipeline): the same trajectories as
-JaxMARL's MABrax, at least its speed. ``"mjx"`` (MuJoCo's own algorithms) is the most
+JaxMARL's MABrax, at about its speed. ``"mjx"`` (MuJoCo's own algorithms) is the most
 faithful to MuJoCo; docs/environments/mabrax.md gives the trade-off."""
 
 # Brax's hopper and walker clip the velocities they observe to [-10, 10].
