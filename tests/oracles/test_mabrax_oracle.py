@@ -16,6 +16,7 @@ on the ground) run by default; ``JAXMARL_FULL_ORACLES=1`` adds the other three r
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -30,7 +31,7 @@ import jaxmarl
 
 pytestmark = [pytest.mark.oracle, pytest.mark.xdist_group("mabrax_oracle")]
 
-WORKER = "mabrax_oracle.py"
+WORKER = Path(__file__).with_name("mabrax_oracle.py")
 TASKS = ["hopper_3x1", "ant_4x2"] + (
     ["halfcheetah_6x1", "walker2d_2x3", "humanoid_9|8"] if FULL_ORACLES else []
 )
@@ -77,7 +78,7 @@ def recordings(tmp_path_factory) -> Iterator[Callable[[str], tuple[dict, dict]]]
         src = tmp / f"{task}_in.npz"
         np.savez(src, task=task, episode_length=EPISODE_LENGTH, keys=keys, actions=actions)
         paths += [src, tmp / f"{task}_out.npz"]
-    oracle = Recorder(__file__.replace("test_mabrax_oracle.py", WORKER), paths, cwd=tmp)
+    oracle = Recorder(WORKER, paths, cwd=tmp)
     done: dict[str, tuple[dict, dict]] = {}
 
     def recording(task: str) -> tuple[dict, dict]:
