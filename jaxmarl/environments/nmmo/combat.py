@@ -1,8 +1,9 @@
 """Combat: Neural MMO's ``Attack`` action and ``systems/combat.py``.
 
-Attacks resolve one attacker at a time in Neural MMO's order (players by id, then NPCs
-by slot), so a target killed earlier in the tick cannot strike back and experience
-gained by one hit counts for the next (a loop over the attacking entities). An attack needs a
+Attacks resolve as if one attacker at a time in Neural MMO's order (players by id, then
+NPCs by slot): a target killed earlier in the tick cannot strike back and experience
+gained by one hit counts for the next. ``resolve`` computes that result for all attacks at
+once (see its docstring) and hands over the spoils kill by kill. An attack needs a
 living, unfrozen attacker, a living target other than itself within 3 tiles (L-inf),
 and, between players, a target alive for at least 20 ticks (spawn immunity).
 
@@ -30,166 +31,240 @@ import jax.numpy as jnp
 
 from jaxmarl.environments.nmmo import constants as C
 from jaxmarl.environments.nmmo import inventory as inv_ops
-from jaxmarl.environments.nmmo.events import Events, in_order
+from jaxmarl.environments.nmmo.events import Events, events
 from jaxmarl.environments.nmmo.inventory import Inventory
 from jaxmarl.environments.nmmo.types import State
-
-
-def _row(valid: jax.Array, *columns: jax.Array | int) -> tuple[jax.Array, jax.Array]:
-    return jnp.stack([jnp.asarray(c, jnp.int32) for c in columns]), valid
 
 
 def resolve(
     key: jax.Array, num_agents: int, state: State, target: jax.Array, style: jax.Array
 ) -> tuple[State, Events]:
     """Resolve every entity's attack (``target`` entity index or -1, ``style`` 0..2, both
-    ``(E,)``) in order; returns the new state and the attacks' event rows."""
+    ``(E,)``) in order; returns the new state and the attacks' event rows (``E * 17``:
+    hit, ammunition, level-up, kill, gold and 12 loot rows per entity, in entity order).
+
+    The result is that of resolving the attacks one after the other (the module
+    docstring), computed for all attacks at once: an attack sees the earlier ones only
+    through its attacker's and its target's health and its target's own attack (the
+    experience and level it gained), so every attack's validity and damage is a function
+    of which earlier attacks were valid. Iterating ``valid <- f(valid)`` from "no attack
+    kills" reaches the sequential answer, the unique fixed point, in one step more than
+    the longest chain of kills that matter (two evaluations when nothing dies). Gold and
+    items change hands only on kills, which are few: they are handed over one kill after
+    the other, in order."""
     P = num_agents
     E = target.shape[0]
     now = state.step + 1
-    keys = jax.random.split(key, E)
+    idx = jnp.arange(E, dtype=jnp.int32)
+    tt = jnp.maximum(target, 0)
+    i_player, t_player = idx < P, tt < P
+    ip, tp = jnp.minimum(idx, P - 1), jnp.minimum(tt, P - 1)
+    inv = inv_ops.of(state)
 
-    def one(carry: tuple, i: jax.Array) -> tuple[tuple, tuple[jax.Array, jax.Array]]:
-        st, inv, next_uid = carry
-        t = target[i]
-        tt = jnp.maximum(t, 0)
-        s = style[i]
-        i_player, t_player = i < P, tt < P
-        ip, tp = jnp.minimum(i, P - 1), jnp.minimum(tt, P - 1)
-        alive = st.ent_alive & (st.ent_health > 0)
-        dist = jnp.max(jnp.abs(st.ent_pos[i] - st.ent_pos[tt]))
-        immune = i_player & t_player & (st.ent_time_alive[tt] < C.SPAWN_IMMUNITY)
-        valid = (
-            (t >= 0) & alive[i] & (st.ent_freeze[i] == 0) & alive[tt] & (tt != i) & (dist <= C.ATTACK_REACH)
-        )
-        valid = valid & ~immune
+    # What no earlier attack changes: positions, freezing, spawn immunity, gear, the
+    # attacker's own level in its style.
+    dist = jnp.max(jnp.abs(state.ent_pos - state.ent_pos[tt]), -1)
+    immune = i_player & t_player & (state.ent_time_alive[tt] < C.SPAWN_IMMUNITY)
+    possible = (
+        (target >= 0)
+        & state.ent_alive
+        & state.ent_alive[tt]
+        & (state.ent_freeze == 0)
+        & (tt != idx)
+        & (dist <= C.ATTACK_REACH)
+        & ~immune
+    )
+    level_s = state.ent_level[idx, style]
+    offense = jnp.where(
+        i_player,
+        C.STYLE_BASE_DAMAGE + C.STYLE_LEVEL_DAMAGE * level_s + inv_ops.equipment_attack(inv)[ip, style],
+        state.npc_offense,
+    )
+    gear_defense = inv_ops.equipment_defense(inv)[tp]  # ammunition, the only gear used up, has none
+    new_level, new_exp, levels_up = inv_ops.add_xp(level_s, state.ent_exp[idx, style], C.COMBAT_XP)
+    target_attacked_first = (tt < idx)[:, None]  # the target's own attack came earlier
+    earlier = idx[None, :] < idx[:, None]  # [k, j]: attack j comes before attack k
+    on_same_target = earlier & (tt[None, :] == tt[:, None])
+    on_attacker = earlier & (tt[None, :] == idx[:, None])
+    health = state.ent_health
 
-        inv_i = Inventory(*(f[ip] for f in inv))
-        inv_t = Inventory(*(f[tp] for f in inv))
-        offense = jnp.where(
-            i_player,
-            C.STYLE_BASE_DAMAGE
-            + C.STYLE_LEVEL_DAMAGE * st.ent_level[i, s]
-            + inv_ops.equipment_attack(inv_i)[s],
-            st.npc_offense[i],
-        )
+    def outcome(valid: jax.Array) -> tuple:
+        """Every attack's damage and health seen, given which attacks are valid."""
+        gains = valid & i_player
+        level = state.ent_level.at[idx, style].set(jnp.where(gains, new_level, level_s))
+        exp = state.ent_exp.at[idx, style].set(jnp.where(gains, new_exp, state.ent_exp[idx, style]))
+        t_level = jnp.where(target_attacked_first, level[tt], state.ent_level[tt])
+        t_exp = jnp.where(target_attacked_first, exp[tt, :3], state.ent_exp[tt, :3])
         defense = jnp.where(
             t_player,
-            C.BASE_DEFENSE + C.LEVEL_DEFENSE * jnp.max(st.ent_level[tt]) + inv_ops.equipment_defense(inv_t),
-            st.npc_defense[tt],
+            C.BASE_DEFENSE + C.LEVEL_DEFENSE * jnp.max(t_level, -1) + gear_defense,
+            state.npc_defense[tt],
         )
-        combat_exp = st.ent_exp[tt, :3]
-        main = jnp.argmax(combat_exp)
-        weak = (jnp.max(combat_exp) != jnp.min(combat_exp)) & (s == jnp.asarray(C.WEAKNESS)[main])
+        main = jnp.argmax(t_exp, -1)
+        weak = (jnp.max(t_exp, -1) != jnp.min(t_exp, -1)) & (style == jnp.asarray(C.WEAKNESS)[main])
         mult = jnp.where(weak, C.WEAKNESS_MULTIPLIER, 1.0)
         raw = jnp.maximum(mult * offense - defense, offense * C.MINIMUM_DAMAGE_PROPORTION)
         dmg = jnp.maximum(raw.astype(jnp.int32), 0)
+        hurt = valid & ~state.ent_immortal[tt]
+        hits = jnp.where(hurt, dmg, 0)[None, :]
+        t_health = health[tt] - jnp.sum(jnp.where(on_same_target, hits, 0), -1)
+        i_health = health - jnp.sum(jnp.where(on_attacker, hits, 0), -1)
+        still_valid = possible & (i_health > 0) & (t_health > 0)
+        return still_valid, (level, exp, t_level, dmg, hurt, t_health)
 
-        # Ammunition of the style fires.
-        ammo = inv_i.equipped & jnp.asarray(C.IS_AMMUNITION)[inv_i.type]
-        ammo = ammo & (jnp.asarray(C.ITEM_ATTACK_STYLE)[inv_i.type] == s)
-        fires = valid & i_player & jnp.any(ammo)
-        aslot = jnp.argmax(ammo)
-        left = inv_i.quantity[aslot] - 1
-        fire_row = _row(
-            fires,
-            st.ent_id[i],
-            now,
-            C.FIRE_AMMO,
-            inv_i.type[aslot],
-            inv_i.level[aslot],
-            left,
-            0,
-            inv_i.uid[aslot],
-        )
-        inv_i = inv_i._replace(
-            quantity=inv_i.quantity.at[aslot].set(jnp.where(fires, left, inv_i.quantity[aslot]))
-        )
-        inv_i = inv_ops.clear(inv_i, aslot, fires & (left == 0))
+    def changed(carry: tuple[jax.Array, jax.Array]) -> jax.Array:
+        return jnp.any(carry[0] != carry[1])
 
-        hit_row = _row(valid & i_player, st.ent_id[i], now, C.SCORE_HIT, s + 1, 0, dmg, 0, st.ent_id[tt])
-        new_level, new_exp, up = inv_ops.add_xp(st.ent_level[i, s], st.ent_exp[i, s], C.COMBAT_XP)
-        gains = valid & i_player
-        up = gains & up
-        level_row = _row(up, st.ent_id[i], now, C.LEVEL_UP, s + 1, new_level, 0, 0, 0)
+    def iterate(carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
+        return outcome(carry[0])[0], carry[0]
 
-        hurt = valid & ~st.ent_immortal[tt]
-        health_t = jnp.where(hurt, jnp.maximum(st.ent_health[tt] - dmg, 0), st.ent_health[tt])
-        killed = hurt & (health_t == 0)
-        victim_level = jnp.max(st.ent_level[tt, :3])
-        kill_row = _row(killed, st.ent_id[i], now, C.PLAYER_KILL, 0, victim_level, 0, 0, st.ent_id[tt])
-        gold_t = st.ent_gold[tt]
-        loots_gold = killed & (gold_t > 0)
-        gold_row = _row(loots_gold, st.ent_id[i], now, C.LOOT_GOLD, 0, 0, 0, gold_t, st.ent_id[tt])
+    valid0 = possible & (health > 0) & (health[tt] > 0)
+    valid, _ = jax.lax.while_loop(changed, iterate, (outcome(valid0)[0], valid0))
+    _, (level, exp, t_level, dmg, hurt, t_health) = outcome(valid)
+    gains = valid & i_player
+    killed = hurt & (t_health - dmg <= 0)
 
-        # Items: a player killer takes the victim's items in random order; a killed NPC
-        # drops its armour and tool; an NPC killer destroys the player's items.
-        order = jax.random.permutation(keys[i], C.INVENTORY_CAPACITY)
-        npc_drop_types = jnp.zeros(C.INVENTORY_CAPACITY, jnp.int32).at[:2].set(st.npc_drops[tt])
-        player_loot = killed & i_player & t_player
-        npc_loot = killed & i_player & ~t_player
-        inv_t_after = inv_t
+    # Health, the last hit and the last attacker of each target, combat ticks.
+    taken = jax.ops.segment_sum(jnp.where(hurt, dmg, 0), tt, E)
+    last_hit = jax.ops.segment_max(jnp.where(hurt, idx, -1), tt, E)
+    last_attacker = jax.ops.segment_max(jnp.where(valid, idx, -1), tt, E)
+    fought = valid | (jax.ops.segment_sum(valid.astype(jnp.int32), tt, E) > 0)
+    state = state.replace(
+        ent_health=jnp.where(taken > 0, jnp.maximum(health - taken, 0), health),
+        ent_damage=jnp.where(last_hit >= 0, dmg[jnp.maximum(last_hit, 0)], state.ent_damage),
+        ent_attacker=jnp.where(last_attacker >= 0, last_attacker, state.ent_attacker),
+        ent_latest_combat_tick=jnp.where(fought, now, state.ent_latest_combat_tick),
+        ent_level=level,
+        ent_exp=exp,
+    )
+
+    # Each valid player attack fires one equipped ammunition of its style.
+    p_style = style[:P, None]
+    ammo = inv.equipped & jnp.asarray(C.IS_AMMUNITION)[inv.type]
+    ammo = ammo & (jnp.asarray(C.ITEM_ATTACK_STYLE)[inv.type] == p_style)
+    fires = valid[:P] & jnp.any(ammo, -1)
+    aslot = jnp.argmax(ammo, -1)[:, None]
+    fired = jax.tree.map(lambda f: jnp.take_along_axis(f, aslot, -1)[:, 0], inv)
+    left = fired.quantity - 1
+    in_slot = (jnp.arange(C.INVENTORY_CAPACITY) == aslot) & fires[:, None]
+    inv = inv._replace(quantity=jnp.where(in_slot, left[:, None], inv.quantity))
+    inv = Inventory(*(jnp.where(in_slot & (left == 0)[:, None], jnp.zeros_like(f), f) for f in inv))
+
+    ids = state.ent_id
+    victim_level = jnp.max(t_level[:, :3], -1)
+    pad = jnp.zeros(E - P, jnp.int32)
+    fire_valid = jnp.concatenate([fires, jnp.zeros(E - P, bool)])
+    rows = jnp.stack(
+        [
+            events(gains, ids, now, C.SCORE_HIT, style + 1, 0, dmg, 0, ids[tt]).rows,
+            events(
+                fire_valid,
+                ids,
+                now,
+                C.FIRE_AMMO,
+                jnp.concatenate([fired.type, pad]),
+                jnp.concatenate([fired.level, pad]),
+                jnp.concatenate([left, pad]),
+                0,
+                jnp.concatenate([fired.uid, pad]),
+            ).rows,
+            events(gains & levels_up, ids, now, C.LEVEL_UP, style + 1, new_level).rows,
+            events(killed, ids, now, C.PLAYER_KILL, 0, victim_level, 0, 0, ids[tt]).rows,
+        ],
+        1,
+    )
+    valid_rows = jnp.stack([gains, fire_valid, gains & levels_up, killed], 1)
+
+    state, loot = _hand_over(key, P, state, inv, killed, tt, victim_level, now)
+    return state, Events(
+        jnp.concatenate([rows, loot.rows], 1).reshape(-1, 8),
+        jnp.concatenate([valid_rows, loot.valid], 1).reshape(-1),
+    )
+
+
+def _hand_over(
+    key: jax.Array,
+    num_agents: int,
+    state: State,
+    inv: Inventory,
+    killed: jax.Array,
+    tt: jax.Array,
+    victim_level: jax.Array,
+    now: jax.Array,
+) -> tuple[State, Events]:
+    """The kills' spoils, one kill after the other in attack order: the killer takes the
+    victim's gold; a player killer takes a player victim's items in random order, or a
+    killed NPC's armour and tool drops; whatever a dead player held is gone. Returns the
+    state (with ``inv`` stored) and, per entity, its kill's gold row and loot rows
+    ``(E, 1 + I)``."""
+    P = num_agents
+    E, I = killed.shape[0], C.INVENTORY_CAPACITY
+    keys = jax.random.split(key, E)
+    ranked = jnp.argsort(~killed, stable=True)
+
+    def hand_over(carry: tuple) -> tuple:
+        n, gold, inv, next_uid, rows, valid = carry
+        i = ranked[n]
+        t = tt[i]
+        i_player, t_player = i < P, t < P
+        ip, tp = jnp.minimum(i, P - 1), jnp.minimum(t, P - 1)
+        ids = state.ent_id
+        gold_t = gold[t]
+        loots_gold = gold_t > 0
+        gold = gold.at[i].add(jnp.where(loots_gold, gold_t, 0)).at[t].set(jnp.where(loots_gold, 0, gold_t))
+        gold_row = events(loots_gold, ids[i], now, C.LOOT_GOLD, 0, 0, 0, gold_t, ids[t])
+
+        inv_i = Inventory(*(f[ip] for f in inv))
+        inv_t = Inventory(*(f[tp] for f in inv))
+        order = jax.random.permutation(keys[i], I)
+        drops = jnp.zeros(I, jnp.int32).at[:2].set(state.npc_drops[t])
+        player_loot = i_player & t_player
+        npc_loot = i_player & ~t_player
 
         def take(k: int, acc: tuple) -> tuple:
-            inv_i, inv_t_after, next_uid, loot_rows = acc
+            inv_i, next_uid, loot_rows, loot_valid = acc
             slot = order[k]
             from_player = player_loot & (inv_t.type[slot] > 0)
-            from_npc = npc_loot & (npc_drop_types[k] > 0) & jnp.any(inv_i.type == 0)
-            type_ = jnp.where(from_player, inv_t.type[slot], npc_drop_types[k])
-            level = jnp.where(from_player, inv_t.level[slot], victim_level)
+            from_npc = npc_loot & (drops[k] > 0) & jnp.any(inv_i.type == 0)
+            type_ = jnp.where(from_player, inv_t.type[slot], drops[k])
+            level = jnp.where(from_player, inv_t.level[slot], victim_level[i])
             qty = jnp.where(from_player, inv_t.quantity[slot], 1)
             uid = jnp.where(from_player, inv_t.uid[slot], next_uid)
             inv_i, got = inv_ops.receive(inv_i, type_, level, qty, uid, from_player | from_npc)
-            next_uid = next_uid + from_npc
-            row = jnp.stack([st.ent_id[i], now, C.LOOT_ITEM, type_, level, qty, 0, uid]).astype(jnp.int32)
-            loot_rows = (loot_rows[0].at[k].set(row), loot_rows[1].at[k].set(got))
-            return inv_i, inv_t_after, next_uid, loot_rows
-
-        empty_rows = (jnp.zeros((C.INVENTORY_CAPACITY, 8), jnp.int32), jnp.zeros(C.INVENTORY_CAPACITY, bool))
-        # Looting is rare: a real branch for one world (a select under vmap).
-        inv_i, inv_t_after, next_uid, loot_rows = jax.lax.cond(
-            player_loot | npc_loot,
-            lambda acc: jax.lax.fori_loop(0, C.INVENTORY_CAPACITY, take, acc),
-            lambda acc: acc,
-            (inv_i, inv_t_after, next_uid, empty_rows),
-        )
-        # Whatever a dead player held is gone (taken above or destroyed).
-        dead_player = killed & t_player
-        inv_t_after = Inventory(*(jnp.where(dead_player, jnp.zeros_like(f), f) for f in inv_t_after))
-
-        def put(arr: jax.Array, idx: jax.Array, value: jax.Array | int, where: jax.Array) -> jax.Array:
-            return arr.at[idx].set(jnp.where(where, value, arr[idx]))
-
-        inv = Inventory(
-            *(
-                put(put(f, tp, ft, t_player & valid), ip, fi, i_player & valid)
-                for f, fi, ft in zip(inv, inv_i, inv_t_after, strict=False)
+            row = events(got, ids[i], now, C.LOOT_ITEM, type_, level, qty, 0, uid)
+            return (
+                inv_i,
+                next_uid + from_npc,
+                loot_rows.at[k].set(row.rows[0]),
+                loot_valid.at[k].set(row.valid[0]),
             )
-        )
-        st = st.replace(
-            ent_health=put(st.ent_health, tt, health_t, valid),
-            ent_damage=put(st.ent_damage, tt, dmg, hurt),
-            ent_attacker=put(st.ent_attacker, tt, i, valid),
-            ent_latest_combat_tick=put(put(st.ent_latest_combat_tick, i, now, valid), tt, now, valid),
-            ent_level=st.ent_level.at[i, s].set(jnp.where(gains, new_level, st.ent_level[i, s])),
-            ent_exp=st.ent_exp.at[i, s].set(jnp.where(gains, new_exp, st.ent_exp[i, s])),
-            ent_gold=put(put(st.ent_gold, i, st.ent_gold[i] + gold_t, loots_gold), tt, 0, loots_gold),
-        )
-        rows = jnp.concatenate(
-            [jnp.stack([hit_row[0], fire_row[0], level_row[0], kill_row[0], gold_row[0]]), loot_rows[0]]
-        )
-        valid_rows = jnp.concatenate(
-            [jnp.stack([hit_row[1], fire_row[1], level_row[1], kill_row[1], gold_row[1]]), loot_rows[1]]
-        )
-        return (st, inv, next_uid), (rows, valid_rows)
 
-    inv = inv_ops.of(state)
-    (state, inv, next_uid), batch = in_order(
-        one,
-        (state, inv, state.next_item_uid),
-        jnp.arange(E, dtype=jnp.int32),
-        target >= 0,
-        5 + C.INVENTORY_CAPACITY,
+        no_rows = (jnp.zeros((I, 8), jnp.int32), jnp.zeros(I, bool))
+        inv_i, next_uid, loot_rows, loot_valid = jax.lax.cond(
+            player_loot | npc_loot,
+            lambda acc: jax.lax.fori_loop(0, I, take, acc),
+            lambda acc: acc,
+            (inv_i, next_uid, *no_rows),
+        )
+
+        def put(f: jax.Array, fi: jax.Array) -> jax.Array:
+            f = f.at[tp].set(jnp.where(t_player, jnp.zeros_like(f[tp]), f[tp]))
+            return f.at[ip].set(jnp.where(i_player, fi, f[ip]))
+
+        inv = Inventory(*(put(f, fi) for f, fi in zip(inv, inv_i, strict=True)))
+        rows = rows.at[i].set(jnp.concatenate([gold_row.rows, loot_rows]))
+        valid = valid.at[i].set(jnp.concatenate([gold_row.valid, loot_valid]))
+        return n + 1, gold, inv, next_uid, rows, valid
+
+    init = (
+        jnp.zeros((), jnp.int32),
+        state.ent_gold,
+        inv,
+        state.next_item_uid,
+        jnp.zeros((E, 1 + I, 8), jnp.int32),
+        jnp.zeros((E, 1 + I), bool),
     )
-    state = inv_ops.store(state, inv).replace(next_item_uid=next_uid)
-    return state, batch
+    count = jnp.sum(killed)
+    _, gold, inv, next_uid, rows, valid = jax.lax.while_loop(lambda c: c[0] < count, hand_over, init)
+    state = inv_ops.store(state, inv).replace(ent_gold=gold, next_item_uid=next_uid)
+    return state, Events(rows, valid)
