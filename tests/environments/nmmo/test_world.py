@@ -336,3 +336,16 @@ def test_reset_spawns_players_on_the_edge_and_npcs_by_danger():
 def test_bad_settings_raise_at_construction(kwargs, error, match):
     with pytest.raises(error, match=match):
         jaxmarl.make("nmmo_v0", **kwargs)
+
+
+@pytest.mark.parametrize("shape, n", [((6, 9), 4), ((6, 9), 12), ((40,), 7), ((5, 3), 3)])
+def test_first_true_lists_the_first_true_positions_in_order(shape, n):
+    from jaxmarl.environments.nmmo.observation import first_true
+
+    mask = np.random.default_rng(sum(shape) + n).random(shape) < 0.5
+    rows = mask.reshape(-1, shape[-1])
+    want = np.full((rows.shape[0], n), -1)
+    for r, row in enumerate(rows):
+        hits = np.flatnonzero(row)[:n]
+        want[r, : len(hits)] = hits
+    np.testing.assert_array_equal(first_true(jnp.asarray(mask), n), want.reshape(*shape[:-1], n))
