@@ -122,11 +122,30 @@ def _cell(
     return show(Spread.of(rates[n]).median)
 
 
+def _timing(rounds: list[list[dict[str, Any]]], n: int) -> tuple[int, int]:
+    """``(rounds, timed runs per worker)`` of one library's results for one env at ``N``."""
+    records = [[r for r in rnd if int(r["num_envs"]) == n] for rnd in rounds]
+    repeats = {len(r["run_s"]) for rnd in records for r in rnd if isinstance(r.get("run_s"), list)}
+    return sum(1 for rnd in records if rnd), max(repeats, default=0)
+
+
+def usual_timing(results: dict[str, Any]) -> tuple[int, int]:
+    """The most common ``(rounds, timed runs)`` over the env table's rows (merged runs may
+    have used other settings for some rows; those rows say so)."""
+    counts: dict[tuple[int, int], int] = {}
+    for libs in results["env"].values():
+        for n in {int(r["num_envs"]) for rnd in libs[OURS] for r in rnd}:
+            timing = _timing(libs[OURS], n)
+            counts[timing] = counts.get(timing, 0) + 1
+    return max(counts, key=lambda t: counts[t]) if counts else (0, 0)
+
+
 def env_rows(results: dict[str, Any], peer: str) -> list[list[str]]:
     """Rows ``env, N, ours, peer, ratio, compile ours, compile peer`` for one peer."""
     rows = []
     vectorised = results["peers"][peer]["vectorised"]
     default_steps = results["settings"]["num_steps"]
+    usual = usual_timing(results)
     for env_id, libs in results["env"].items():
         if peer not in libs:
             continue
@@ -139,8 +158,14 @@ def env_rows(results: dict[str, Any], peer: str) -> list[list[str]]:
             scan_lengths = {
                 r.get("num_steps", default_steps) for rnd in libs[OURS] for r in rnd if r["num_envs"] == n
             }
+            marks = []
             if scan_lengths != {default_steps}:  # measured with another --num-steps (a merged run)
-                name += f" (T={'/'.join(map(str, sorted(scan_lengths)))})"
+                marks.append(f"T={'/'.join(map(str, sorted(scan_lengths)))}")
+            timing = _timing(libs[OURS], n)
+            if timing != usual:  # measured with other --rounds / --repeats (a merged run)
+                marks.append(f"{timing[0]} rounds of {timing[1]} runs")
+            if marks:
+                name += f" ({', '.join(marks)})"
             stopped = n in ours_stopped or peer_n in theirs_stopped
             row = [
                 name,
@@ -243,9 +268,10 @@ def results_markdown(results: dict[str, Any], plot_dir: str) -> str:
                 "Env steps per second, random actions, `N` environments vmapped in one "
                 f"{results['settings']['num_steps']}-step `lax.scan` (rows marked T=... used "
                 "that many steps); median over "
-                f"{results['settings']['rounds']} interleaved rounds (each the median of "
-                f"{results['settings']['repeats']} timed runs). Ratio = ours / peer per round: "
-                "median (lowest–highest). Compile: seconds to compile the rollout. "
+                f"{usual_timing(results)[0]} interleaved rounds (each the median of "
+                f"{usual_timing(results)[1]} timed runs; rows marked otherwise used those). "
+                "Ratio = ours / peer per round: median (lowest–highest). "
+                "Compile: seconds to compile the rollout. "
                 '"timed out (L s)": the worker (compile, warm-up and timed runs) was '
                 "stopped after L seconds without a result for that `N`."
             )

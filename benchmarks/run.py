@@ -218,12 +218,20 @@ def seed_suite(seeds: list[int], overrides: list[str]) -> list[dict]:
 
 
 def merge(old: dict[str, Any], new: dict[str, Any], suites: list[str]) -> dict[str, Any]:
-    """``new``, plus what ``old`` measured that ``new`` did not: other envs, other peers,
-    skipped suites. The env table's settings are the new run's if it measured envs."""
+    """``new``, plus what ``old`` measured that ``new`` did not: other envs, other values
+    of N, other peers, skipped suites. The env table's settings are the new run's if it
+    measured envs."""
     merged = dict(new)
     for part in (old, new):  # each record keeps the scan length it was measured with
         stamp_scan_length(part.get("env", {}), part.get("settings", {}).get("num_steps"))
-    merged["env"] = {**old.get("env", {}), **new["env"]}
+    merged["env"] = {**old.get("env", {})}
+    for env_id, libs in new["env"].items():
+        # The libraries the new run measured (a peer it skipped goes: its rounds would not
+        # pair with ours), each keeping its earlier records of the other values of N.
+        earlier = old.get("env", {}).get(env_id, {})
+        merged["env"][env_id] = {
+            lib: merge_rounds(earlier.get(lib, []), rounds) for lib, rounds in libs.items()
+        }
     merged["peers"] = {**old.get("peers", {}), **new["peers"]}
     merged["notes"] = old.get("notes", []) + new.get("notes", [])
     merged["sections"] = old.get("sections", []) + new.get("sections", [])
@@ -244,6 +252,18 @@ def merge(old: dict[str, Any], new: dict[str, Any], suites: list[str]) -> dict[s
     if old.get("command"):
         merged["command"] = f"{old['command']}`, then `{new['command']}"
     return merged
+
+
+def merge_rounds(old: list[list[dict]], new: list[list[dict]]) -> list[list[dict]]:
+    """One library's rounds for one env: the new run's records, and the old ones for the
+    values of N the new run did not measure (round ``i`` joins round ``i``)."""
+    measured = {int(r["num_envs"]) for rnd in new for r in rnd}
+    kept = [[r for r in rnd if int(r["num_envs"]) not in measured] for rnd in old]
+    rounds = [
+        (kept[i] if i < len(kept) else []) + (new[i] if i < len(new) else [])
+        for i in range(max(len(kept), len(new)))
+    ]
+    return [rnd for rnd in rounds if rnd]
 
 
 def stamp_scan_length(env_results: dict[str, dict[str, list]], num_steps: int | None) -> None:

@@ -325,3 +325,27 @@ def test_a_timed_out_n_is_not_tried_again_and_has_no_ratio(monkeypatch):
         ["`E`", "1", "10", "2", "**5.00×** (5.00–5.00)", "1.0", "3.0"],
         ["`E`", "100", "1000", "timed out (60 s)", "n/a", "1.0", "n/a"],
     ]
+
+
+def test_a_merged_run_of_some_n_keeps_the_others_and_rows_say_their_rounds():
+    old = results_fixture()
+    for libs in old["env"].values():
+        for rounds in libs.values():
+            for rnd in rounds:
+                for record in rnd:
+                    record["run_s"] = [0.1] * 3
+    new = results_fixture()
+
+    def rounds(rate, compile_s):
+        return [[{"num_envs": 1, "steps_per_s": rate, "compile_s": compile_s, "run_s": [0.1] * 5}]] * 3
+
+    new["env"] = {"E": {"ours": rounds(400.0, 1.0), "jm": rounds(100.0, 2.0)}}
+    merged = run.merge(old, new, ["env"])
+    rows = report.env_rows(merged, "jm")
+    assert [row[:2] for row in rows] == [["`E` (3 rounds of 5 runs)", "1"], ["`E`", "1000"]]
+    assert rows[0][4].startswith("**4.00×**")
+    assert rows[1][4] == "**3.00×** (2.00–4.00)"  # the earlier N=1000 rounds, still paired
+    assert "loop" not in merged["env"]["E"]  # not measured again: its rounds would not pair
+    assert "median over 2 interleaved rounds (each the median of 3 timed runs" in report.results_markdown(
+        merged, "img"
+    )
