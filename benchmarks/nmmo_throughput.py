@@ -7,9 +7,10 @@ with each agent's ``Move`` and ``Attack`` (direction, style, target) uniform ove
 entries its action mask allows and no other action (our other heads take their no-op).
 
 - Ours: ``num_worlds`` worlds ``vmap``-ed in one jitted ``lax.scan`` of ``--num-steps``
-  steps, on one core (the process pins itself and XLA runs single-threaded), for each
-  agent count and world count; also each world's state size and XLA's scratch memory for
-  the rollout per world.
+  steps, the observations of every step used (summed into the carry, so XLA cannot leave
+  them out; Neural MMO builds them at every step too), on one core (the process pins
+  itself and XLA runs single-threaded), for each agent count and world count; also each
+  world's state size and XLA's scratch memory for the rollout per world.
 - Neural MMO: ``benchmarks/peers/nmmo_throughput.py`` in its own virtual environment
   (``tests/oracles/nmmo_oracle.py``), one world stepped in Python, pinned to the same core.
 
@@ -61,18 +62,21 @@ def measure_ours(num_agents: int, num_worlds: int, num_steps: int, repeats: int)
             a = a.at[:, h].set(v.astype(jnp.int32))
         return {agent: a[i] for i, agent in enumerate(env.agents)}
 
-    def rollout(key: jax.Array) -> jax.Array:
+    def rollout(key: jax.Array) -> tuple[jax.Array, jax.Array]:
         keys = jax.random.split(key, num_worlds)
         _, states = jax.vmap(env.reset)(keys)
 
-        def body(states: Any, key: jax.Array) -> tuple[Any, None]:
+        def body(carry: tuple[Any, jax.Array], key: jax.Array) -> tuple[tuple[Any, jax.Array], None]:
+            states, total = carry
             k_act, k_step = jax.random.split(key)
             acts = jax.vmap(actions)(jax.random.split(k_act, num_worlds), states)
-            _, states, *_ = jax.vmap(env.step)(jax.random.split(k_step, num_worlds), states, acts)
-            return states, None
+            obs, states, *_ = jax.vmap(env.step)(jax.random.split(k_step, num_worlds), states, acts)
+            # The observations are used (as a learner stacking them would), so XLA cannot
+            # drop them: Neural MMO computes its observations at every step too.
+            return (states, total + jnp.stack([obs[a] for a in env.agents]).sum()), None
 
-        states, _ = jax.lax.scan(body, states, jax.random.split(key, num_steps))
-        return states.step.sum()
+        (states, total), _ = jax.lax.scan(body, (states, jnp.zeros(())), jax.random.split(key, num_steps))
+        return states.step.sum(), total
 
     run = jax.jit(rollout)
     t0 = time.perf_counter()
@@ -80,11 +84,11 @@ def measure_ours(num_agents: int, num_worlds: int, num_steps: int, repeats: int)
     compile_s = time.perf_counter() - t0
     analysis = compiled.memory_analysis()
     scratch = analysis.temp_size_in_bytes if analysis is not None else 0
-    compiled(jax.random.PRNGKey(0)).block_until_ready()
+    jax.block_until_ready(compiled(jax.random.PRNGKey(0)))
     times = []
     for r in range(repeats):
         t0 = time.perf_counter()
-        compiled(jax.random.PRNGKey(r + 1)).block_until_ready()
+        jax.block_until_ready(compiled(jax.random.PRNGKey(r + 1)))
         times.append(time.perf_counter() - t0)
     best = sorted(times)[len(times) // 2]
     state = jax.eval_shape(env.reset, jax.random.PRNGKey(0))[1]
