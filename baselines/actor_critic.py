@@ -18,7 +18,9 @@ JaxMARL paper's Overcooked training); logged returns stay the environment's own.
 
 Time limits are truncations: when an episode is cut short, the critic's value of the
 state it ended in (``info["final_obs"]`` / ``info["final_state"]``) is added to the last
-reward, so advantages bootstrap correctly instead of treating the cut as an end.
+reward, so advantages bootstrap correctly instead of treating the cut as an end. That
+value is computed only on the steps where some episode was truncated
+(:func:`baselines.common.when_any`).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from flax.training.train_state import TrainState
 
 import jaxmarl
 from baselines import runs
-from baselines.common import ScannedGRU, env_state_of, orthogonal
+from baselines.common import ScannedGRU, env_state_of, orthogonal, when_any
 from jaxmarl.wrappers import AgentBatcher, LogWrapper
 
 # ------------------------------------------------------------------ distributions
@@ -366,12 +368,29 @@ def make_rollout(config: dict, s: Setup) -> Rollout:
             reward = reward + coef * to_actors(jax.vmap(batcher.per_agent)(info["shaped_reward"]))
         agent_done = to_actors(jax.vmap(batcher.per_agent)(done))
         truncated = to_actors(jax.vmap(batcher.per_agent)(info["truncated"]))
-        # Bootstrap truncated episodes from the state they ended in.
-        final_in = critic_inputs(config, s, batched_obs(info["final_obs"]), info["final_state"])
-        _, final_value = apply_critic(
-            params["critic"], critic_hidden, to_actors(final_in), jnp.zeros_like(runner.resets)
+
+        # Bootstrap truncated episodes from the state they ended in. Time limits are rare
+        # (MPE: one step in 25), so the critic evaluates the final observations only on
+        # steps where some episode was truncated (a branch, kept under a seeds' vmap).
+        def final_value(
+            critic_params: Any, hidden: jax.Array, final_obs: dict, final_state: Any
+        ) -> jax.Array:
+            final_in = critic_inputs(config, s, batched_obs(final_obs), final_state)
+            return apply_critic(critic_params, hidden, to_actors(final_in), jnp.zeros_like(runner.resets))[1]
+
+        def no_value(critic_params: Any, hidden: jax.Array, final_obs: dict, final_state: Any) -> jax.Array:
+            return jnp.zeros((num_actors,), jnp.float32)
+
+        bootstrap = when_any(
+            jnp.any(truncated),
+            final_value,
+            no_value,
+            params["critic"],
+            critic_hidden,
+            info["final_obs"],
+            info["final_state"],
         )
-        reward = reward + gamma * jax.lax.stop_gradient(final_value) * truncated
+        reward = reward + gamma * jnp.where(truncated, jax.lax.stop_gradient(bootstrap), 0.0)
 
         transition = Transition(
             obs=runner.obs,

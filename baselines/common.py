@@ -206,6 +206,40 @@ class Learner:
         return jax.lax.scan(body, runner, (indices, active))
 
 
+# ---------------------------------------------------------------- rare branches
+
+
+def when_any(pred: jax.Array, fn: Callable[..., Any], otherwise: Callable[..., Any], *operands: Any) -> Any:
+    """``fn(*operands)`` if ``pred`` else ``otherwise(*operands)``, as a branch that
+    stays a branch under ``vmap``: for work that is needed rarely.
+
+    For one element this is ``lax.cond``. Under ``vmap`` (seeds vmapped in one ``jit``),
+    ``lax.cond`` with a batched predicate becomes a select that runs both branches for
+    every element; here the batch runs ``fn`` for **every** element when any element's
+    ``pred`` holds, and ``otherwise`` when none does. So an element whose ``pred`` is
+    false may get ``fn``'s result: callers use the result only where ``pred`` holds
+    (``jnp.where(pred, result, ...)``), and both functions must be safe to evaluate
+    anywhere. ``fn`` and ``otherwise`` must return the same structure, shapes and dtypes.
+    Not differentiable (``custom_vmap``): use it outside gradients, as in rollouts.
+    """
+
+    @jax.custom_batching.custom_vmap
+    def branch(pred: jax.Array, *operands: Any) -> Any:
+        return jax.lax.cond(pred, fn, otherwise, *operands)
+
+    @branch.def_vmap
+    def branch_batched(axis_size: int, in_batched: list, pred: jax.Array, *operands: Any) -> tuple[Any, Any]:
+        axes = tuple(jax.tree.map(lambda b: 0 if b else None, batched) for batched in in_batched[1:])
+        run, skip = (
+            jax.vmap(fn, in_axes=axes, axis_size=axis_size),
+            jax.vmap(otherwise, in_axes=axes, axis_size=axis_size),
+        )
+        out = when_any(jnp.any(pred), run, skip, *operands)  # itself a branch under an outer vmap
+        return out, jax.tree.map(lambda _: True, out)
+
+    return branch(pred, *operands)
+
+
 # ------------------------------------------------------------------ minibatches
 
 

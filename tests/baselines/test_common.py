@@ -1,15 +1,16 @@
-"""The training scripts' shared pieces: the minibatch shuffle."""
+"""The training scripts' shared pieces: the minibatch shuffle, rare branches."""
 
 from __future__ import annotations
 
 import itertools
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from scipy import stats
 
-from baselines.common import permutation
+from baselines.common import permutation, when_any
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 48, 257, 6144, 8193, 163840])
@@ -47,3 +48,36 @@ def test_permutation_differs_by_key_and_repeats_with_it():
     a, b = (np.asarray(permutation(jax.random.PRNGKey(k), 6144)) for k in (0, 1))
     assert not np.array_equal(a, b)
     np.testing.assert_array_equal(a, np.asarray(permutation(jax.random.PRNGKey(0), 6144)))
+
+
+def _counted(calls):
+    def fn(x, y):
+        jax.debug.callback(lambda: calls.append(1))
+        return x * y + 1.0
+
+    return fn
+
+
+def test_when_any_is_a_real_branch_alone_and_under_vmap():
+    calls = []
+    fn = _counted(calls)
+
+    def otherwise(x, y):
+        return jnp.zeros_like(x)
+
+    def f(pred, x, y):
+        return when_any(pred, fn, otherwise, x, y)
+
+    x, y = jnp.arange(3.0), jnp.float32(2.0)
+    assert float(jax.jit(f)(True, x[1], y)) == 3.0 and float(jax.jit(f)(False, x[1], y)) == 0.0
+    batched = jax.jit(jax.vmap(f, in_axes=(0, 0, None)))
+    calls.clear()
+    np.testing.assert_array_equal(batched(jnp.array([False, False, False]), x, y), [0, 0, 0])
+    assert calls == []  # no element asked: fn never ran (a select would run it)
+    # One element asks: the batch runs fn, for every element (callers select with pred).
+    np.testing.assert_array_equal(batched(jnp.array([False, True, False]), x, y), [1, 3, 5])
+    assert len(calls) == 1
+    # Nested vmap (seeds x environments), unbatched operands broadcast.
+    nested = jax.jit(jax.vmap(jax.vmap(f, in_axes=(0, None, None)), in_axes=(0, None, None)))
+    out = nested(jnp.array([[False, False], [False, True]]), x[2], y)
+    np.testing.assert_array_equal(out, [[5, 5], [5, 5]])

@@ -136,6 +136,41 @@ def test_gae_matches_a_python_loop():
     np.testing.assert_allclose(targets, expected + values, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("alg", ["ippo_ff", "mappo_rnn"])
+def test_truncations_bootstrap_from_the_final_observation_only_when_they_happen(alg, monkeypatch):
+    """The critic values info["final_obs"] only on steps where some episode was truncated
+    (when_any): the rewards are those of evaluating it at every step, and differ from
+    not bootstrapping exactly at the truncated steps, alone and with seeds vmapped."""
+    from baselines import actor_critic
+
+    config = load_config(alg, **tiny(NUM_STEPS=30, TOTAL_TIMESTEPS=60))  # MPE: 25-step episodes
+
+    def rewards(branch, alone=False):
+        monkeypatch.setattr(actor_critic, "when_any", branch)
+        learner = ppo.make_learner(config)
+        s = actor_critic.setup(config)
+        rollout = actor_critic.make_rollout(config, s)
+
+        def collect(key):
+            _, traj, _, _ = rollout.collect(learner.init(key))
+            return traj.reward, traj.done
+
+        keys = jax.random.split(jax.random.PRNGKey(0), 2)
+        return fast_jit(jax.vmap(collect))(keys), fast_jit(collect)(keys[0]) if alone else None
+
+    (vmapped, done_v), (alone, _) = rewards(common.when_any, alone=True)
+    (always, _), _ = rewards(lambda pred, fn, otherwise, *ops: fn(*ops))
+    (never, _), _ = rewards(lambda pred, fn, otherwise, *ops: otherwise(*ops))
+    # The same values; the critic compiled inside a branch may round differently (1 ulp).
+    np.testing.assert_allclose(vmapped, always, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(alone, vmapped[0], rtol=1e-6, atol=1e-7)
+    bootstrapped = np.asarray(vmapped != never)
+    truncated_steps = np.zeros_like(bootstrapped)
+    truncated_steps[:, 24] = True  # the step ending each first 25-step episode
+    np.testing.assert_array_equal(bootstrapped, truncated_steps)
+    assert np.all(np.asarray(done_v)[:, 24])
+
+
 def test_factorised_policy_over_multi_discrete_heads():
     """One masked categorical per head (sizes 4, 3, 2, flat logits head after head):
     samples are legal in every head, the log-probability and entropy are the heads' sums,
