@@ -18,7 +18,10 @@ COMPILER_OPTIONS = {"xla_backend_optimization_level": 0}
 # For the few long runs (training to a learning threshold, thousands of battles): LLVM's
 # level 1 runs them as fast as XLA's default (level 3) and compiles about 30% faster.
 LONG_RUN_OPTIONS = {"xla_backend_optimization_level": 1}
-FAST_ENV = {**os.environ, "XLA_FLAGS": "--xla_backend_optimization_level=0"}
+# For subprocesses: the XLA flags this process was started with (conftest.py's among them)
+# and no backend optimisations.
+_INHERITED_FLAGS = os.environ.get("XLA_FLAGS", "")
+FAST_ENV = {**os.environ, "XLA_FLAGS": f"{_INHERITED_FLAGS} --xla_backend_optimization_level=0".strip()}
 REPO = Path(__file__).resolve().parents[1]
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import jax
 import numpy as np
 import pytest
+from fast_compile import FAST_ENV
 
 from baselines import runs
 
@@ -37,7 +38,7 @@ def launch(run_dir: Path, *overrides: str) -> subprocess.Popen:
         **os.environ,
         "JAX_PLATFORMS": "cpu",
         "JAX_CPU_COLLECTIVES_IMPLEMENTATION": "gloo",
-        "XLA_FLAGS": "--xla_backend_optimization_level=0",
+        "XLA_FLAGS": FAST_ENV["XLA_FLAGS"],
     }
     return subprocess.Popen(
         [sys.executable, "baselines/ppo.py", *TINY, f"hydra.run.dir={run_dir}", *overrides],

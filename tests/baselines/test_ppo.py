@@ -321,7 +321,7 @@ print(json.dumps({"devices": sorted(devices), "max_abs_diff": diff}))
 
 
 def test_seeds_shard_over_two_devices_with_identical_results():
-    flags = "--xla_force_host_platform_device_count=2 --xla_backend_optimization_level=0"
+    flags = f"{FAST_ENV['XLA_FLAGS']} --xla_force_host_platform_device_count=2"
     env = {**os.environ, "XLA_FLAGS": flags, "JAX_PLATFORMS": "cpu"}
     paths = [REPO / "tests" / "baselines", REPO / "tests", REPO / "baselines"]
     env["PYTHONPATH"] = os.pathsep.join(map(str, paths))

@@ -39,7 +39,7 @@ import json
 import os
 import sys
 
-os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
+os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_backend_optimization_level=0"
 
 import jax
 import jax.numpy as jnp
