@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import matplotlib
 import numpy as np
 import pytest
-from fast_compile import jit
+from fast_compile import parity_jit as jit
 from PIL import Image
 
 import jaxmarl

@@ -17,7 +17,7 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
-from fast_compile import jit
+from fast_compile import parity_jit as jit
 
 from jaxmarl.environments.hanabi import Hanabi
 

@@ -29,7 +29,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fast_compile import jit as fast_jit
+from fast_compile import parity_jit as fast_jit
 
 from jaxmarl.environments.jumanji.robot_warehouse import (
     REQUIRED_ATTRIBUTES,

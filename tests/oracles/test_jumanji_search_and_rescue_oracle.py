@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fast_compile import jit as fast_jit
+from fast_compile import parity_jit as fast_jit
 
 from jaxmarl.environments.jumanji.search_and_rescue import (
     AgentAndTargetObservationFn,

@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fast_compile import jit
+from fast_compile import parity_jit as jit
 from jaxmarl020 import Recorder
 from mabrax_episode import play
 from settings import FULL_ORACLES

@@ -35,7 +35,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fast_compile import jit
+from fast_compile import parity_jit as jit
 from settings import oracle_count
 
 from jaxmarl.environments.overcooked import CLASSIC_LAYOUTS, Overcooked

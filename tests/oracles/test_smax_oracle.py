@@ -47,7 +47,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fast_compile import jit
+from fast_compile import parity_jit as jit
 from jaxmarl020 import run_oracle
 from settings import oracle_count
 
