@@ -4,17 +4,17 @@ semantics are unchanged).
 
 The options here also select XLA's older CPU fusion emitters
 (``xla_cpu_use_fusion_emitters: False``). At the low optimisation levels below they
-compile about twice as fast as the default MLIR emitters (measured on 2 cores, with the
-flag process-wide: ``tests/baselines/test_a2c.py`` and
-``tests/environments/test_conformance.py``, 154 tests, 530 s instead of 828 s; the A2C
-learning test on SMAX 32 s instead of 55 s). They are not set process-wide: at XLA's
-default level they compile slower (IPPO on MPE: 22 s against 16 s), and CAMAR's path
-planners run pathologically slowly with them (in an earlier run with them and level 0
-process-wide, the RRT* test took 755 s instead of 14 s and the CAMAR docs example 389 s
-instead of 42 s). The rounding of a float expression can depend on how the older
-emitters fuse it, so comparisons that expect bit-for-bit the floats of another
-implementation's program (``tests/oracles``, ``tests/compat``) use ``PARITY_OPTIONS`` /
-``parity_jit``: the default emitters, as users' programs and the oracles' own compile."""
+compile about twice as fast as the default MLIR emitters (measured on 2 cores:
+``tests/baselines/test_a2c.py`` and ``tests/environments/test_conformance.py``, 154
+tests, 485 s instead of 828 s; the A2C learning test on SMAX 36 s instead of 55 s). They
+are not set process-wide: at XLA's default level they compile slower (IPPO on MPE: 22 s
+against 16 s), and CAMAR's path planners run pathologically slowly with them (in an
+earlier run with them and level 0 process-wide, the RRT* test took 755 s instead of 14 s
+and the CAMAR docs example 389 s instead of 42 s). The rounding of a float expression
+can depend on how the older emitters fuse it, so comparisons that expect bit-for-bit the
+floats of another implementation's program (``tests/oracles``, ``tests/compat``) use
+``PARITY_OPTIONS`` / ``parity_jit``: the default emitters, as users' programs and the
+oracles' own compile."""
 
 from __future__ import annotations
 
