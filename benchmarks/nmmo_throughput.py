@@ -53,8 +53,11 @@ def measure_ours(num_agents: int, num_worlds: int, num_steps: int, repeats: int)
     bounds = np.concatenate([[0], np.cumsum(C.ACTION_NVEC)])
     noop = jnp.asarray(C.NOOP_ACTION, jnp.int32)
 
+    used = bounds[3]  # Move, Attack.Style and Attack.Target are the first three heads
+
     def actions(key: jax.Array, state: Any) -> dict[str, jax.Array]:
-        masks = obs_ops.action_masks(env.config, state)
+        masks = obs_ops.action_masks(env.config, state)[:, :used]
+        # Noise only for the heads drawn (the others keep their no-op).
         score = jnp.where(masks, jax.random.gumbel(key, masks.shape), -jnp.inf)
         picked = {h: jnp.argmax(score[:, bounds[h] : bounds[h + 1]], -1) for h in (0, 1, 2)}
         a = jnp.tile(noop, (num_agents, 1))
@@ -71,9 +74,11 @@ def measure_ours(num_agents: int, num_worlds: int, num_steps: int, repeats: int)
             k_act, k_step = jax.random.split(key)
             acts = jax.vmap(actions)(jax.random.split(k_act, num_worlds), states)
             obs, states, *_ = jax.vmap(env.step)(jax.random.split(k_step, num_worlds), states, acts)
-            # The observations are used (as a learner stacking them would), so XLA cannot
-            # drop them: Neural MMO computes its observations at every step too.
-            return (states, total + jnp.stack([obs[a] for a in env.agents]).sum()), None
+            # The observations are stacked as a learner would and then used, so XLA cannot
+            # drop them (Neural MMO computes its observations at every step too). The
+            # barrier keeps XLA from splitting the sum into one reduction per agent's slice.
+            batch = jax.lax.optimization_barrier(jnp.stack([obs[a] for a in env.agents], 1))
+            return (states, total + batch.sum()), None
 
         (states, total), _ = jax.lax.scan(body, (states, jnp.zeros(())), jax.random.split(key, num_steps))
         return states.step.sum(), total
