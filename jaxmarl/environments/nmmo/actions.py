@@ -28,6 +28,7 @@ import jax.numpy as jnp
 
 from jaxmarl.environments.nmmo import constants as C
 from jaxmarl.environments.nmmo import inventory as inv_ops
+from jaxmarl.environments.nmmo import rng
 from jaxmarl.environments.nmmo.events import Events, events, in_order
 from jaxmarl.environments.nmmo.inventory import Inventory
 from jaxmarl.environments.nmmo.types import State
@@ -101,7 +102,7 @@ def buy(
     ``player * I + slot`` of each market row observed at the start of the tick (-1 pad)."""
     P, I = num_agents, C.INVENTORY_CAPACITY
     M = market.shape[0]
-    order = jax.random.permutation(key, P)
+    order = rng.permutation(jax.random.bits(key, (P,), jnp.uint32))
     tick = state.step + 1
     busy = in_combat(state)
     able = can_act(state)

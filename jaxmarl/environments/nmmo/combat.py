@@ -31,6 +31,7 @@ import jax.numpy as jnp
 
 from jaxmarl.environments.nmmo import constants as C
 from jaxmarl.environments.nmmo import inventory as inv_ops
+from jaxmarl.environments.nmmo import rng
 from jaxmarl.environments.nmmo.events import Events, events
 from jaxmarl.environments.nmmo.inventory import Inventory
 from jaxmarl.environments.nmmo.types import State
@@ -199,7 +200,7 @@ def _hand_over(
     ``(E, 1 + I)``."""
     P = num_agents
     E, I = killed.shape[0], C.INVENTORY_CAPACITY
-    keys = jax.random.split(key, E)
+    shuffles = jax.random.bits(key, (E, I), jnp.uint32)  # a looting order per killer
     ranked = jnp.argsort(~killed, stable=True)
 
     def hand_over(carry: tuple) -> tuple:
@@ -216,7 +217,7 @@ def _hand_over(
 
         inv_i = Inventory(*(f[ip] for f in inv))
         inv_t = Inventory(*(f[tp] for f in inv))
-        order = jax.random.permutation(keys[i], I)
+        order = rng.permutation(shuffles[i])
         drops = jnp.zeros(I, jnp.int32).at[:2].set(state.npc_drops[t])
         player_loot = i_player & t_player
         npc_loot = i_player & ~t_player

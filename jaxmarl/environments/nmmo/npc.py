@@ -26,6 +26,7 @@ import jax.numpy as jnp
 
 from jaxmarl.environments.nmmo import constants as C
 from jaxmarl.environments.nmmo import inventory as inv_ops
+from jaxmarl.environments.nmmo import rng
 from jaxmarl.environments.nmmo.config import Config
 from jaxmarl.environments.nmmo.types import State
 
@@ -44,21 +45,21 @@ def danger(config: Config, pos: jax.Array) -> jax.Array:
     return 2 * jnp.minimum(r_dist, c_dist) / c
 
 
-def ring_position(key: jax.Array, config: Config, danger_: jax.Array) -> jax.Array:
-    """``combat.spawn``: a random tile at the given danger, ``(2,)``."""
+def ring_position(draws: jax.Array, config: Config, danger_: jax.Array) -> jax.Array:
+    """``combat.spawn``: random tiles at the given dangers, ``(..., 2)``, from random bits
+    ``draws`` ``(..., 2)`` (``rng.bits``)."""
     b, c = config.border, config.map_center
     mid = c // 2
     dist = danger_ * c / 2
     max_offset = mid - dist
-    k_off, k_side = jax.random.split(key)
     # dist is a whole number of tiles (danger = 2 * d / map_center for a tile at d).
     max_offset = jnp.round(max_offset).astype(jnp.int32)
-    offset = mid + b + jax.random.randint(k_off, (), -max_offset, jnp.maximum(max_offset, -max_offset + 1))
-    side = jax.random.uniform(k_side)
+    offset = mid + b + rng.randint(draws[..., 0], -max_offset, jnp.maximum(max_offset, -max_offset + 1))
+    side = rng.uniform(draws[..., 1])
     near, far = b + dist, b + c - dist - 1
     r = jnp.select([side < 0.25, side < 0.5, side < 0.75], [near, far, offset], offset)
     col = jnp.select([side < 0.25, side < 0.5, side < 0.75], [offset, offset, near], far)
-    return jnp.stack([r, col]).astype(jnp.int32)
+    return jnp.stack([r, col], -1).astype(jnp.int32)
 
 
 def spawn(key: jax.Array, config: Config, state: State, attempts: int = C.NPC_SPAWN_ATTEMPTS) -> State:
@@ -66,7 +67,9 @@ def spawn(key: jax.Array, config: Config, state: State, attempts: int = C.NPC_SP
     P, N = config.num_agents, config.num_npcs
     if N == 0:
         return state
-    k_pos, k_ring, k_style, k_gear, k_armor, k_tool = jax.random.split(key, 6)
+    d_pos, d_ring, d_style, d_gear, d_armor, d_tool = rng.bits(
+        key, (attempts, 2), (attempts, 2), (N,), (N,), (N,), (N,)
+    )
     npc = slice(P, P + N)
     free = ~state.ent_alive[npc]
     num_free = jnp.sum(free)
@@ -78,10 +81,8 @@ def spawn(key: jax.Array, config: Config, state: State, attempts: int = C.NPC_SP
     first = attempt < num_free
     slot_of_rank = jnp.argsort(jnp.where(free, rank, N + jnp.arange(N)))
     slot = slot_of_rank[target_rank]
-    random_pos = jax.random.randint(k_pos, (attempts, 2), config.border, config.border + config.map_center)
-    ring = jax.vmap(lambda k, d: ring_position(k, config, d))(
-        jax.random.split(k_ring, attempts), jnp.maximum(state.npc_danger[npc][slot], 0.0)
-    )
+    random_pos = rng.randint(d_pos, config.border, config.border + config.map_center)
+    ring = ring_position(d_ring, config, jnp.maximum(state.npc_danger[npc][slot], 0.0))
     use_ring = first & (state.npc_danger[npc][slot] > 0)  # nmmo skips a danger of 0 (falsy)
     pos = jnp.where(use_ring[:, None], ring, random_pos)
     ok = (num_free > 0) & jnp.asarray(C.HABITABLE)[state.tile[pos[:, 0], pos[:, 1]]]
@@ -99,11 +100,11 @@ def spawn(key: jax.Array, config: Config, state: State, attempts: int = C.NPC_SP
         d >= C.NPC_SPAWN_AGGRESSIVE, C.HOSTILE, jnp.where(d >= C.NPC_SPAWN_NEUTRAL, C.NEUTRAL, C.PASSIVE)
     )
     level = (d * (config.npc_level_max - C.NPC_LEVEL_MIN) + C.NPC_LEVEL_MIN).astype(jnp.int32)
-    style = jax.random.randint(k_style, (N,), 0, 3)
-    lvl = level - jax.random.uniform(k_gear, (N,))
+    style = rng.randint(d_style, 0, 3)
+    lvl = level - rng.uniform(d_gear)
     gear = (lvl * C.NPC_LEVEL_DAMAGE).astype(jnp.int32)
-    armor = jnp.asarray(C.ARMOR_TYPES)[jax.random.randint(k_armor, (N,), 0, 3)]
-    tool = jnp.asarray(C.TOOL_TYPES)[jax.random.randint(k_tool, (N,), 0, 5)]
+    armor = jnp.asarray(C.ARMOR_TYPES)[rng.randint(d_armor, 0, 3)]
+    tool = jnp.asarray(C.TOOL_TYPES)[rng.randint(d_tool, 0, 5)]
     skill_level = jnp.zeros((N, C.NUM_SKILLS), jnp.int32).at[jnp.arange(N), style].set(level)
     # Neural MMO sets the style's experience to level_at_exp(level) (sic).
     skill_exp = (
@@ -142,39 +143,60 @@ def spawn(key: jax.Array, config: Config, state: State, attempts: int = C.NPC_SP
     )
 
 
-def _bfs_step(habitable: jax.Array, start: jax.Array, goal: jax.Array) -> jax.Array:
-    """First move (our move id) along a shortest habitable path from ``start`` to
-    ``goal`` within the window; toward the goal by L1 when no path is found in it."""
+def _bfs_moves(habitable: jax.Array, start: jax.Array, goal: jax.Array, active: jax.Array) -> jax.Array:
+    """``(N,)`` first moves (our move ids) along a shortest habitable path from each
+    ``start`` to its ``goal`` (``(N, 2)``) within the window around the start; toward the
+    goal by L1 when no path is found in it. Rows where ``active`` is false are not searched
+    (their move is meaningless).
+
+    The distances to the goal grow one ring per relaxation, so the search stops as soon as
+    every active start is reached (or nothing changes, or after ``_BFS_ITERATIONS``): a
+    start reached after ``d`` relaxations already knows its neighbours at ``d - 1``, which
+    are the ones the move picks, so the moves equal those of the full search."""
     w = _WINDOW
-    size = habitable.shape[0]
-    rows = start[0] - w + jnp.arange(2 * w + 1)
-    cols = start[1] - w + jnp.arange(2 * w + 1)
-    inside = (rows[:, None] >= 0) & (rows[:, None] < size) & (cols[None, :] >= 0) & (cols[None, :] < size)
-    passable = inside & habitable[jnp.clip(rows, 0, size - 1)[:, None], jnp.clip(cols, 0, size - 1)[None, :]]
+    n, size = start.shape[0], habitable.shape[0]
+    span = jnp.arange(2 * w + 1)
+    rows = start[:, 0, None] - w + span  # (N, 2w + 1)
+    cols = start[:, 1, None] - w + span
+    row_in, col_in = (rows >= 0) & (rows < size), (cols >= 0) & (cols < size)
+    inside = row_in[:, :, None] & col_in[:, None, :]
+    window = habitable[jnp.clip(rows, 0, size - 1)[:, :, None], jnp.clip(cols, 0, size - 1)[:, None, :]]
+    passable = inside & window
+    searched = passable & active[:, None, None]
     g = goal - start + w
-    in_window = jnp.all((g >= 0) & (g <= 2 * w))
+    in_window = jnp.all((g >= 0) & (g <= 2 * w), -1)
     big = 10_000
-    dist = jnp.full((2 * w + 1, 2 * w + 1), big, jnp.int32)
-    dist = dist.at[g[0], g[1]].set(jnp.where(in_window, 0, big), mode="drop")
+    dist = jnp.full((n, 2 * w + 1, 2 * w + 1), big, jnp.int32)
+    dist = dist.at[jnp.arange(n), g[:, 0], g[:, 1]].set(jnp.where(in_window, 0, big), mode="drop")
 
-    def relax(_: int, d: jax.Array) -> jax.Array:
-        pad = jnp.pad(d, 1, constant_values=big)
+    def relax(d: jax.Array) -> jax.Array:
+        pad = jnp.pad(d, ((0, 0), (1, 1), (1, 1)), constant_values=big)
         best = jnp.minimum(
-            jnp.minimum(pad[:-2, 1:-1], pad[2:, 1:-1]), jnp.minimum(pad[1:-1, :-2], pad[1:-1, 2:])
+            jnp.minimum(pad[:, :-2, 1:-1], pad[:, 2:, 1:-1]), jnp.minimum(pad[:, 1:-1, :-2], pad[:, 1:-1, 2:])
         )
-        return jnp.where(passable, jnp.minimum(d, best + 1), d)
+        return jnp.where(searched, jnp.minimum(d, best + 1), d)
 
-    dist = jax.lax.fori_loop(0, _BFS_ITERATIONS, relax, dist)
+    def searching(carry: tuple[jax.Array, jax.Array, jax.Array]) -> jax.Array:
+        i, d, changed = carry
+        return (i < _BFS_ITERATIONS) & changed & jnp.any(active & (d[:, w, w] >= big))
+
+    def body(carry: tuple[jax.Array, jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array, jax.Array]:
+        i, d, _ = carry
+        new = relax(d)
+        return i + 1, new, jnp.any(new != d)
+
+    _, dist, _ = jax.lax.while_loop(searching, body, (jnp.array(0), dist, jnp.array(True)))
     moves = jnp.asarray(C.MOVES)
     order = jnp.asarray(_ASTAR_ORDER)
-    cells = w + moves[order]
-    around = jnp.where(passable[cells[:, 0], cells[:, 1]], dist[cells[:, 0], cells[:, 1]], big)
-    heuristic = jnp.abs(g[None, :] - cells).sum(-1)
-    heuristic = jnp.where(passable[cells[:, 0], cells[:, 1]], heuristic, big)
-    reachable = jnp.min(around) < big
-    choice = jnp.where(reachable, jnp.argmin(around), jnp.argmin(heuristic))
-    move = jnp.where(jnp.min(jnp.where(reachable, around, heuristic)) < big, order[choice], C.STAY)
-    return jnp.where(jnp.all(start == goal), C.STAY, move)
+    cells = w + moves[order]  # (4, 2)
+    open_ = passable[:, cells[:, 0], cells[:, 1]]  # (N, 4)
+    around = jnp.where(open_, dist[:, cells[:, 0], cells[:, 1]], big)
+    heuristic = jnp.where(open_, jnp.abs(g[:, None, :] - cells[None]).sum(-1), big)
+    reachable = jnp.min(around, -1) < big
+    choice = jnp.where(reachable, jnp.argmin(around, -1), jnp.argmin(heuristic, -1))
+    best = jnp.min(jnp.where(reachable[:, None], around, heuristic), -1)
+    move = jnp.where(best < big, order[choice], C.STAY)
+    return jnp.where(jnp.all(start == goal, -1), C.STAY, move)
 
 
 def decide(key: jax.Array, config: Config, state: State) -> tuple[jax.Array, jax.Array, jax.Array]:
@@ -211,8 +233,8 @@ def decide(key: jax.Array, config: Config, state: State) -> tuple[jax.Array, jax
     chasing = (kind != C.PASSIVE) & (target >= 0) & alive[npc]
 
     goal = pos[jnp.maximum(target, 0)]
-    chase_move = jax.vmap(lambda s, g: _bfs_step(habitable, s, g))(me, goal)
-    start = jax.random.randint(key, (N,), 0, 4)
+    chase_move = _bfs_moves(habitable, me, goal, chasing)
+    start = rng.randint(jax.random.bits(key, (N,), jnp.uint32), 0, 4)
     meander_dirs = jnp.asarray(_MEANDER)
     cand = meander_dirs[(start[:, None] + jnp.arange(4)) % 4]
     step = jnp.asarray(C.MOVES)[cand]

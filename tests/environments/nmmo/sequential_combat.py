@@ -11,6 +11,7 @@ import jax.numpy as jnp
 
 from jaxmarl.environments.nmmo import constants as C
 from jaxmarl.environments.nmmo import inventory as inv_ops
+from jaxmarl.environments.nmmo import rng
 from jaxmarl.environments.nmmo.events import Events, in_order
 from jaxmarl.environments.nmmo.inventory import Inventory
 from jaxmarl.environments.nmmo.types import State
@@ -28,7 +29,8 @@ def resolve(
     P = num_agents
     E = target.shape[0]
     now = state.step + 1
-    keys = jax.random.split(key, E)
+    # The looting order of each killer, drawn as combat.resolve draws it.
+    shuffles = jax.random.bits(key, (E, C.INVENTORY_CAPACITY), jnp.uint32)
 
     def one(carry: tuple, i: jax.Array) -> tuple[tuple, tuple[jax.Array, jax.Array]]:
         st, inv, next_uid = carry
@@ -105,7 +107,7 @@ def resolve(
 
         # Items: a player killer takes the victim's items in random order; a killed NPC
         # drops its armour and tool; an NPC killer destroys the player's items.
-        order = jax.random.permutation(keys[i], C.INVENTORY_CAPACITY)
+        order = rng.permutation(shuffles[i])
         npc_drop_types = jnp.zeros(C.INVENTORY_CAPACITY, jnp.int32).at[:2].set(st.npc_drops[tt])
         player_loot = killed & i_player & t_player
         npc_loot = killed & i_player & ~t_player
