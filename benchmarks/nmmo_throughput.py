@@ -56,8 +56,10 @@ def measure_ours(num_agents: int, num_worlds: int, num_steps: int, repeats: int)
     used = bounds[3]  # Move, Attack.Style and Attack.Target are the first three heads
 
     def actions(key: jax.Array, state: Any) -> dict[str, jax.Array]:
-        masks = obs_ops.action_masks(env.config, state)[:, :used]
-        # Noise only for the heads drawn (the others keep their no-op).
+        # Every head's mask is computed (Neural MMO's observation carries all its action
+        # targets; the barrier keeps XLA from dropping the heads not drawn), noise is
+        # drawn only for the heads drawn (the others keep their no-op).
+        masks = jax.lax.optimization_barrier(obs_ops.action_masks(env.config, state))[:, :used]
         score = jnp.where(masks, jax.random.gumbel(key, masks.shape), -jnp.inf)
         picked = {h: jnp.argmax(score[:, bounds[h] : bounds[h + 1]], -1) for h in (0, 1, 2)}
         a = jnp.tile(noop, (num_agents, 1))
