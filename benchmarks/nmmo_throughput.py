@@ -7,10 +7,12 @@ with each agent's ``Move`` and ``Attack`` (direction, style, target) uniform ove
 entries its action mask allows and no other action (our other heads take their no-op).
 
 - Ours: ``num_worlds`` worlds ``vmap``-ed in one jitted ``lax.scan`` of ``--num-steps``
-  steps, the observations of every step used (summed into the carry, so XLA cannot leave
-  them out; Neural MMO builds them at every step too), on one core (the process pins
-  itself and XLA runs single-threaded), for each agent count and world count; also each
-  world's state size and XLA's scratch memory for the rollout per world.
+  steps that computes every head's action mask and stacks every agent's observation at
+  every step (both through ``lax.optimization_barrier``, so XLA can neither leave them
+  out nor split their use into per-agent pieces; Neural MMO builds its observations and
+  all its action targets at every step too), on one core (the process pins itself and
+  XLA runs single-threaded), for each agent count and world count; also each world's
+  state size and XLA's scratch memory for the rollout per world.
 - Neural MMO: ``benchmarks/peers/nmmo_throughput.py`` in its own virtual environment
   (``tests/oracles/nmmo_oracle.py``), one world stepped in Python, pinned to the same core.
 
