@@ -73,8 +73,12 @@ class Policy:
 
     def sample(self, key: jax.Array) -> jax.Array:
         if self.head_sizes is not None:
-            keys = jax.random.split(key, len(self.head_sizes))
-            return jnp.stack([h.sample(seed=k) for h, k in zip(self._heads(), keys, strict=True)], -1)
+            # Gumbel-max with one noise draw for every head's entries (on the CPU each
+            # jax.random call is its own loop of threefry rounds; 13 heads made 14).
+            assert self.logits is not None
+            noisy = self.logits + jax.random.gumbel(key, self.logits.shape, self.logits.dtype)
+            bounds = np.cumsum((0, *self.head_sizes))
+            return jnp.stack([jnp.argmax(noisy[..., a:b], -1) for a, b in itertools.pairwise(bounds)], -1)
         if self.logits is not None:
             return jax.random.categorical(key, self.logits)
         assert self.mean is not None and self.log_std is not None

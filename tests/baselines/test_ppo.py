@@ -173,8 +173,9 @@ def test_truncations_bootstrap_from_the_final_observation_only_when_they_happen(
 
 def test_factorised_policy_over_multi_discrete_heads():
     """One masked categorical per head (sizes 4, 3, 2, flat logits head after head):
-    samples are legal in every head, the log-probability and entropy are the heads' sums,
-    and a head an agent lacks (only choice 0 legal) adds nothing."""
+    samples are legal in every head and drawn with each head's softmax probabilities, the
+    log-probability and entropy are the heads' sums, and a head an agent lacks (only
+    choice 0 legal) adds nothing."""
     from baselines.actor_critic import Actor
 
     rng = np.random.default_rng(0)
@@ -197,6 +198,12 @@ def test_factorised_policy_over_multi_discrete_heads():
         legal = np.broadcast_to(avail[:, a:b], (200, 5, b - a))
         assert np.all(np.take_along_axis(legal, actions[:, 0, :, h, None], -1))
     assert np.all(actions[..., 2] == 0)
+    # Frequencies over many draws match each head's probabilities (4 standard errors).
+    many = np.asarray(jax.vmap(pi.sample)(jax.random.split(jax.random.PRNGKey(2), 4000)))[:, 0]
+    for h, (a, b) in enumerate(heads):
+        freq = (many[..., h, None] == np.arange(b - a)).mean(0)  # (5, b - a)
+        p = np.exp(logp[h])
+        np.testing.assert_array_less(np.abs(freq - p), 4 * np.sqrt(p * (1 - p) / 4000) + 1e-3)
     act = actions[0, 0]  # (5, 3)
     expected = sum(np.take_along_axis(logp[h], act[:, h, None], -1)[:, 0] for h in range(3))
     np.testing.assert_allclose(pi.log_prob(act[None])[0], expected, rtol=1e-5, atol=1e-5)
