@@ -47,7 +47,7 @@ def first_true(mask: jax.Array, n: int) -> jax.Array:
     position = jnp.broadcast_to(jnp.arange(mask.shape[-1], dtype=jnp.int32), mask.shape)
     out = jnp.full((*mask.shape[:-1], n + 1), -1, jnp.int32)
     # Every index is in bounds by construction; saying so spares the scatter its checks.
-    mode = jax.lax.GatherScatterMode.PROMISE_IN_BOUNDS
+    mode = "promise_in_bounds"
     if mask.ndim == 1:
         return out.at[column].set(position, mode=mode)[:n]
     row = jnp.broadcast_to(jnp.arange(mask.shape[0])[:, None], mask.shape)
