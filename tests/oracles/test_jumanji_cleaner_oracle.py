@@ -14,13 +14,11 @@ the grid; ours keep to it (a documented deviation, pinned by the last test). Maz
 compared on non-square grids too.
 """
 
-from functools import partial
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fast_compile import PARITY_OPTIONS, fast_compilation
+from fast_compile import fast_compilation, parity_jit
 
 from jaxmarl.environments.jumanji.cleaner import Cleaner, RandomGenerator, State
 
@@ -151,7 +149,7 @@ def replay(theirs, ours, num_seeds, num_steps, seed=0):
         return first, checks, ends
 
     keys = jax.random.split(jax.random.PRNGKey(seed), num_seeds)
-    run = jax.jit(jax.vmap(episode), compiler_options=PARITY_OPTIONS)
+    run = parity_jit(jax.vmap(episode))
     first, checks, ends = jax.device_get(run(keys))
     for name, ok in {**first, **checks}.items():
         bad = np.argwhere(~np.asarray(ok))
@@ -180,9 +178,8 @@ def test_episodes_match_jumanji(num_rows, num_cols, num_agents, kwargs, num_step
 @pytest.mark.parametrize(("num_rows", "num_cols"), [(6, 11), (1, 7), (18, 18)])
 def test_same_maze_for_the_same_key(num_rows, num_cols):
     keys = jax.random.split(jax.random.PRNGKey(num_rows * 31 + num_cols), 256)
-    jit = partial(jax.jit, compiler_options=PARITY_OPTIONS)
-    theirs = jit(jax.vmap(JumanjiRandomGenerator(num_rows, num_cols, 2)))(keys)
-    ours = jit(jax.vmap(RandomGenerator(num_rows, num_cols, 2)))(keys)
+    theirs = parity_jit(jax.vmap(JumanjiRandomGenerator(num_rows, num_cols, 2)))(keys)
+    ours = parity_jit(jax.vmap(RandomGenerator(num_rows, num_cols, 2)))(keys)
     np.testing.assert_array_equal(ours.grid, theirs.grid)
     np.testing.assert_array_equal(ours.agents_locations, theirs.agents_locations)
     np.testing.assert_array_equal(ours.step, theirs.step_count)

@@ -17,7 +17,7 @@ import pytest
 from jaxmarl.environments.jumanji.mmst import MMST, DenseRewardFn, SplitRandomGenerator
 
 pytest.importorskip("jumanji", reason="the jumanji 1.1.2 oracle is in the test extra")
-from fast_compile import PARITY_OPTIONS
+from fast_compile import parity_jit
 from jumanji.environments.routing.mmst.env import MMST as TheirMMST
 from jumanji.environments.routing.mmst.generator import SplitRandomGenerator as TheirGenerator
 from jumanji.environments.routing.mmst.reward import DenseRewardFn as TheirReward
@@ -112,7 +112,7 @@ def rollout(theirs: TheirMMST, ours: MMST, seeds: int, steps: int):
         return first, records
 
     keys = jax.random.split(jax.random.PRNGKey(7), seeds)
-    run = jax.jit(jax.vmap(episode), compiler_options=PARITY_OPTIONS)
+    run = parity_jit(jax.vmap(episode))
     return jax.device_get(run(keys))
 
 

@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from fast_compile import PARITY_OPTIONS
+from fast_compile import parity_jit
 from settings import FULL_ORACLES, oracle_count
 
 from jaxmarl.environments.jumanji.multi_cvrp import (
@@ -188,7 +188,7 @@ def replay(ours, theirs, num_seeds, convert, seed=0):
         return start, recs
 
     keys = jax.random.split(jax.random.PRNGKey(seed), num_seeds)
-    start, recs = jax.jit(jax.vmap(episode), compiler_options=PARITY_OPTIONS)(keys)
+    start, recs = parity_jit(jax.vmap(episode))(keys)
     return jax.device_get(start), jax.device_get(recs)
 
 
@@ -252,7 +252,7 @@ def test_reset_gives_jumanjis_instance_with_fixed_coefficients():
             (o.step + 1, t.step_count.astype(jnp.int32)),
         ]
 
-    pairs = jax.device_get(jax.jit(both, compiler_options=PARITY_OPTIONS)(keys))
+    pairs = jax.device_get(parity_jit(both)(keys))
     for i, (mine, theirs) in enumerate(pairs):
         np.testing.assert_array_equal(mine, theirs, err_msg=f"field {i}")
     assert (pairs[1][0] > 0).any() and (pairs[1][0][:, 0] == 0).all()
