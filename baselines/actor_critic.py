@@ -117,18 +117,28 @@ def activation_fn(name: str) -> Any:
     return {"tanh": nn.tanh, "relu": nn.relu}[name]
 
 
+def symlog(x: jax.Array) -> jax.Array:
+    """``sign(x) * log(1 + |x|)``: compresses raw counts and coordinates (DreamerV3's input
+    transform) while keeping small values nearly as they are."""
+    return jnp.sign(x) * jnp.log1p(jnp.abs(x))
+
+
 class Torso(nn.Module):
     """Shared body of the actor and the critic: an MLP (``ff``) or, for ``rnn``, a dense
-    embedding, a GRU and a dense layer (the JaxMARL paper's Table 6 layouts)."""
+    embedding, a GRU and a dense layer (the JaxMARL paper's Table 6 layouts). With
+    ``symlog`` (config ``OBS_SYMLOG``) the inputs pass through :func:`symlog` first."""
 
     network: str
     width: int
     layers: int
     activation: str
+    symlog: bool = False
 
     @nn.compact
     def __call__(self, hidden: jax.Array, x: jax.Array, resets: jax.Array) -> tuple[jax.Array, jax.Array]:
         act = activation_fn(self.activation)
+        if self.symlog:
+            x = symlog(x)
         dense = functools.partial(nn.Dense, kernel_init=orthogonal(np.sqrt(2)), bias_init=constant(0.0))
         if self.network == "ff":
             for _ in range(self.layers):
@@ -152,12 +162,14 @@ class Actor(nn.Module):
     action_dim: int
     kind: str  # "discrete", "continuous" or "multi_discrete"
     head_sizes: tuple[int, ...] | None = None
+    symlog: bool = False
 
     @nn.compact
     def __call__(
         self, hidden: jax.Array, obs: jax.Array, resets: jax.Array, avail: jax.Array
     ) -> tuple[jax.Array, Policy]:
-        hidden, x = Torso(self.network, self.width, self.layers, self.activation)(hidden, obs, resets)
+        torso = Torso(self.network, self.width, self.layers, self.activation, self.symlog)
+        hidden, x = torso(hidden, obs, resets)
         out = nn.Dense(self.action_dim, kernel_init=orthogonal(0.01), bias_init=constant(0.0))(x)
         if self.kind == "discrete":
             return hidden, Policy(logits=jnp.where(avail, out, -1e9))
@@ -172,10 +184,12 @@ class Critic(nn.Module):
     width: int
     layers: int
     activation: str
+    symlog: bool = False
 
     @nn.compact
     def __call__(self, hidden: jax.Array, x: jax.Array, resets: jax.Array) -> tuple[jax.Array, jax.Array]:
-        hidden, x = Torso(self.network, self.width, self.layers, self.activation)(hidden, x, resets)
+        torso = Torso(self.network, self.width, self.layers, self.activation, self.symlog)
+        hidden, x = torso(hidden, x, resets)
         value = nn.Dense(1, kernel_init=orthogonal(1.0), bias_init=constant(0.0))(x)
         return hidden, jnp.squeeze(value, -1)
 
@@ -220,10 +234,14 @@ def setup(config: dict) -> Setup:
         raise ValueError(f"CRITIC must be 'local' (IPPO) or 'world' (MAPPO), got {config['CRITIC']!r}")
     width = config["FF_WIDTH"] if network == "ff" else config["RNN_WIDTH"]
     layers = config["FF_LAYERS"] if network == "ff" else config["RNN_LAYERS"]
+    obs_symlog = config.get("OBS_SYMLOG", False)
+    if not isinstance(obs_symlog, bool):
+        raise ValueError(f"OBS_SYMLOG must be true or false, got {obs_symlog!r}")
+    activation = config["ACTIVATION"]
     actor = Actor(
-        network, width, layers, config["ACTIVATION"], batcher.action_dim, batcher.kind, batcher.head_sizes
+        network, width, layers, activation, batcher.action_dim, batcher.kind, batcher.head_sizes, obs_symlog
     )
-    critic = Critic(network, width, layers, config["ACTIVATION"])
+    critic = Critic(network, width, layers, activation, obs_symlog)
     num_envs = int(config["NUM_ENVS"])
     num_updates = int(config["TOTAL_TIMESTEPS"]) // int(config["NUM_STEPS"]) // num_envs
     if num_updates < 1:

@@ -114,6 +114,8 @@ def test_bad_config_values_are_clear_errors():
         ppo.make_train(load_config(CRITIC="central", **tiny()))
     with pytest.raises(ValueError, match="NUM_MINIBATCHES"):
         ppo.make_train(load_config(**tiny(NUM_MINIBATCHES=5)))
+    with pytest.raises(ValueError, match="OBS_SYMLOG"):
+        ppo.make_train(load_config(**{"+OBS_SYMLOG": "yes"}, **tiny()))
 
 
 # --------------------------------------------------------------------- GAE
@@ -307,6 +309,41 @@ def test_learns_simple_spread_beyond_a_random_policy(alg):
     out = long_run_jit(jax.vmap(ppo.make_train(config)))(keys)
     trained, random_return = evaluation_returns(config, out["params"])
     assert np.all(trained > random_return + 2.0), (trained, random_return)
+
+
+def test_ippo_learns_neural_mmo_foraging_tasks_beyond_a_random_policy():
+    """Neural MMO, 4 agents on a 16-tile playable map, each holding one of the forage
+    tasks (eat 4 times, drink 4 times, harvest 2 items) for a 64-tick episode. The first
+    update's episodes are played by the initial policy, whose logits are about 0: a
+    uniform policy over the legal actions (a separately measured masked random policy
+    completes 0.62 +- 0.03 of its tasks over 64 episodes). After 4e4 steps each of two
+    seeds completes at least 0.15 more of its tasks than that, and over 0.75 (three
+    seeds ended at 0.83-0.89 over their last five updates). Without OBS_SYMLOG two of
+    three seeds got worse than random (they learned to stand still and starve)."""
+    config = load_config(
+        "ippo_ff",
+        "nmmo_forage",
+        **{
+            "++ENV_KWARGS.num_agents": 4,
+            "++ENV_KWARGS.num_npcs": 0,
+            "++ENV_KWARGS.map_size": 48,
+            "++ENV_KWARGS.map_center": 16,
+            "++ENV_KWARGS.horizon": 64,
+            "+ENV_KWARGS.obs_tables": "[Tile,Inventory,Task,CurrentTick]",
+        },
+        NUM_ENVS=16,
+        NUM_STEPS=64,
+        LR=1e-3,
+        TOTAL_TIMESTEPS=4e4,
+        NUM_SEEDS=2,
+    )
+    assert config["OBS_SYMLOG"] is True
+    out = long_run_jit(jax.vmap(ppo.make_train(config)))(common.seed_keys(config))
+    completed = np.asarray(out["metrics"]["tasks_completed"])  # (seeds, updates)
+    initial = completed[:, 0].mean()
+    final = completed[:, -5:].mean(axis=1)
+    assert 0.4 < initial < 0.8, completed
+    assert np.all(final > initial + 0.15) and np.all(final > 0.75), (initial, final, completed)
 
 
 # ------------------------------------------------------------------ devices
