@@ -8,14 +8,19 @@ column_height=1``: 4 shelves, 3 of them requested) and 50-step episodes.
 
 A masked uniformly random policy delivers 0.010 shelves per episode there (23,232
 episodes, 512 environments x 2000 steps from ``PRNGKey(0)``). IPPO-FF with ``LR=1e-3``
-(64 envs x 64 steps per update) passes 0.1 after about 1.2e5 steps and delivers 2.7
-shelves per episode over the last five updates of 4e5 steps (seed 0); the test asks for
-0.25, twenty-five times the random policy, which random play cannot average over the
-hundreds of episodes of five updates. About 50 s of CPU time, compilation included.
+(64 envs x 64 steps per update, 4e5 steps) learns on most seeds, but not on all: a seed
+that never stumbles on a delivery early collapses to none (``SEED=0`` trained alone did
+on one host and delivered 2.7 per episode on another; XLA's rounding differs between
+CPUs). So four seeds train in one vmapped call, and at least three of them must deliver
+more than 0.25 shelves per episode over their last five updates, twenty-five times the
+random policy, which random play cannot average over the hundreds of episodes of five
+updates. Measured on 8 seeds (``SEED=0`` and ``1``, four each): 0.41-10.1, all above
+0.25. About 30 s, compilation included.
 """
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 from fast_compile import long_run_jit
 
@@ -36,12 +41,13 @@ def test_ippo_delivers_shelves_far_more_often_than_a_random_policy():
             "LR=1e-3",
             "++ENV_KWARGS={shelf_rows:1,shelf_columns:3,column_height:1,num_agents:2,"
             "request_queue_size:3,time_limit:50}",
+            "NUM_SEEDS=4",
         ],
     )
-    out = long_run_jit(ppo.make_train(config))(common.seed_keys(config)[0])
-    metrics = {k: np.asarray(v) for k, v in out["metrics"].items()}
-    deliveries = np.nanmean(metrics["deliveries"][-5:])
-    returns = np.nanmean(metrics["return_mean"][-5:])
-    summary = f"deliveries per episode {deliveries:.3f}, return {returns:.3f} (random: {RANDOM_DELIVERIES})"
-    assert deliveries > 0.25, summary
-    assert returns > 0.25, summary  # the shared reward is the delivery count
+    out = long_run_jit(jax.vmap(ppo.make_train(config)))(common.seed_keys(config))
+    metrics = {k: np.asarray(v) for k, v in out["metrics"].items()}  # (seeds, updates)
+    deliveries = np.nanmean(metrics["deliveries"][:, -5:], axis=1)
+    returns = np.nanmean(metrics["return_mean"][:, -5:], axis=1)
+    summary = f"deliveries per episode {deliveries}, return {returns} (random: {RANDOM_DELIVERIES})"
+    assert np.sum(deliveries > 0.25) >= 3, summary
+    np.testing.assert_allclose(returns, deliveries, rtol=1e-5)  # the shared reward is the delivery count
