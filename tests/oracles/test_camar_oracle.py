@@ -7,12 +7,18 @@ headings are copied into ours before the step), so one transition's rounding doe
 feed the next: with several simultaneous contacts the two libraries add the contact
 forces in different orders, and free-running differential-drive crowds then drift apart
 in the last bits (chaotically) after a few hundred steps. Holonomic agents are also
-compared free-running for 500 steps."""
+compared free-running for 500 steps.
+
+Every map generator is played with holonomic agents; differential-drive robots play the
+random grid (8 and 32 robots), the continuous caves (round obstacles) and a mixed team.
+On the other grid maps (string, batched string, labmaze: the same square cells as the
+random grid) they run under ``JAXMARL_FULL_ORACLES=1`` only, to keep CI short."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from settings import FULL_ORACLES
 
 from jaxmarl.environments.camar import Camar
 
@@ -124,19 +130,28 @@ def test_random_grid_options_and_episode_end():
     replay(theirs, ours, 60, seed=5)
 
 
-@pytest.mark.parametrize(
-    ("map_name", "map_kwargs"),
-    [
-        ("string_grid", {"map_str": LAYOUT, "num_agents": 6}),
-        ("string_grid", {"map_str": LAYOUT, "num_agents": 4, "random_goals": False, "max_free_pos": 20}),
-        ("batched_string_grid", {"map_str_batch": [LAYOUT, LAYOUT.replace("#", ".", 4)], "num_agents": 5}),
-        ("caves_cont", {"num_agents": 8, "num_rows": 64, "num_cols": 64}),
-        ("labmaze_grid", {"num_maps": 4, "num_agents": 6}),
-    ],
-    ids=["string_grid", "string_grid_fixed_goals", "batched_string_grid", "caves_cont", "labmaze_grid"],
-)
-@pytest.mark.parametrize("dynamic", ["HolonomicDynamic", "DiffDriveDynamic"])
-def test_other_maps(map_name, map_kwargs, dynamic):
+OTHER_MAPS = {
+    "string_grid": ("string_grid", {"map_str": LAYOUT, "num_agents": 6}),
+    "string_grid_fixed_goals": (
+        "string_grid",
+        {"map_str": LAYOUT, "num_agents": 4, "random_goals": False, "max_free_pos": 20},
+    ),
+    "batched_string_grid": (
+        "batched_string_grid",
+        {"map_str_batch": [LAYOUT, LAYOUT.replace("#", ".", 4)], "num_agents": 5},
+    ),
+    "caves_cont": ("caves_cont", {"num_agents": 8, "num_rows": 64, "num_cols": 64}),
+    "labmaze_grid": ("labmaze_grid", {"num_maps": 4, "num_agents": 6}),
+}
+# Differential drive on the grid maps only in the full comparison (module docstring).
+OTHER_CASES = [(m, "HolonomicDynamic") for m in OTHER_MAPS] + [
+    (m, "DiffDriveDynamic") for m in OTHER_MAPS if FULL_ORACLES or m == "caves_cont"
+]
+
+
+@pytest.mark.parametrize(("case", "dynamic"), OTHER_CASES, ids=[f"{d}-{m}" for m, d in OTHER_CASES])
+def test_other_maps(case, dynamic):
+    map_name, map_kwargs = OTHER_MAPS[case]
     theirs, ours = pair(map_name, map_kwargs, dynamic, max_steps=500)
     replay(theirs, ours, 150, seed=1)
 
