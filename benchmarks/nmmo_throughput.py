@@ -17,7 +17,9 @@ entries its action mask allows and no other action (our other heads take their n
   (``tests/oracles/nmmo_oracle.py``), one world stepped in Python, pinned to the same core.
 
 Run ``python -m benchmarks.nmmo_throughput`` (about 10 minutes on an idle machine); it
-prints a markdown table and writes ``benchmarks/nmmo_results.json``.
+prints a markdown table and writes ``benchmarks/nmmo_results.json``. ``--obs-tables``
+measures ours with other observation tables (``NeuralMMO(obs_tables=...)``, e.g. without
+``Market``, 6,144 of each agent's 10,318 numbers), ``--no-peer`` leaves nmmo out.
 """
 
 from __future__ import annotations
@@ -42,7 +44,9 @@ BENCHMARKS = Path(__file__).resolve().parent
 ROOT = BENCHMARKS.parent
 
 
-def measure_ours(num_agents: int, num_worlds: int, num_steps: int, repeats: int) -> dict[str, Any]:
+def measure_ours(
+    num_agents: int, num_worlds: int, num_steps: int, repeats: int, obs_tables: list[str] | None = None
+) -> dict[str, Any]:
     import jax
     import jax.numpy as jnp
     import numpy as np
@@ -50,8 +54,10 @@ def measure_ours(num_agents: int, num_worlds: int, num_steps: int, repeats: int)
     from jaxmarl.environments.nmmo import NeuralMMO
     from jaxmarl.environments.nmmo import constants as C
     from jaxmarl.environments.nmmo import observation as obs_ops
+    from jaxmarl.environments.nmmo.env import OBS_TABLES
 
-    env = NeuralMMO(num_agents=num_agents, immortal=True)
+    tables = tuple(obs_tables) if obs_tables else OBS_TABLES
+    env = NeuralMMO(num_agents=num_agents, immortal=True, obs_tables=tables)
     bounds = np.concatenate([[0], np.cumsum(C.ACTION_NVEC)])
     noop = jnp.asarray(C.NOOP_ACTION, jnp.int32)
 
@@ -104,6 +110,7 @@ def measure_ours(num_agents: int, num_worlds: int, num_steps: int, repeats: int)
     state_bytes = sum(x.size * x.dtype.itemsize for x in jax.tree.leaves(state))
     return {
         "lib": "ours",
+        "obs_tables": list(env.obs_layout),
         "num_agents": num_agents,
         "num_worlds": num_worlds,
         "compile_s": compile_s,
@@ -141,7 +148,7 @@ def measure_peer(num_agents: list[int], num_steps: int, repeats: int) -> list[di
 
 
 def child(args: argparse.Namespace) -> None:
-    print(json.dumps(measure_ours(args.one[0], args.one[1], args.num_steps, args.repeats)))
+    print(json.dumps(measure_ours(args.one[0], args.one[1], args.num_steps, args.repeats, args.obs_tables)))
 
 
 def main() -> None:
@@ -153,8 +160,16 @@ def main() -> None:
     parser.add_argument("--num-steps", type=int, default=50)
     parser.add_argument("--peer-steps", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--obs-tables",
+        nargs="+",
+        help="our observation's tables (NeuralMMO's obs_tables; default: all, as Neural MMO's)",
+    )
+    parser.add_argument(
+        "--no-peer", action="store_true", help="measure ours only (writes no results file unless --out)"
+    )
     parser.add_argument("--one", type=int, nargs=2, help=argparse.SUPPRESS)  # child: (agents, worlds)
-    parser.add_argument("--out", default=str(BENCHMARKS / "nmmo_results.json"))
+    parser.add_argument("--out", help="results file (default: benchmarks/nmmo_results.json)")
     args = parser.parse_args()
     if args.one:
         child(args)
@@ -166,6 +181,7 @@ def main() -> None:
                 continue
             cmd = [sys.executable, "-m", "benchmarks.nmmo_throughput", "--one", str(n), str(w)]
             cmd += ["--num-steps", str(args.num_steps), "--repeats", str(args.repeats)]
+            cmd += ["--obs-tables", *args.obs_tables] if args.obs_tables else []
             out = subprocess.run(
                 cmd,
                 capture_output=True,
@@ -176,11 +192,13 @@ def main() -> None:
             )
             records.append(json.loads(out.stdout.strip().splitlines()[-1]))
             print(json.dumps(records[-1]), flush=True)
-    for rec in measure_peer(args.agents, args.peer_steps, args.repeats):
+    for rec in [] if args.no_peer else measure_peer(args.agents, args.peer_steps, args.repeats):
         rec["lib"] = "nmmo 2.1.1"
         records.append(rec)
         print(json.dumps(rec), flush=True)
-    Path(args.out).write_text(json.dumps(records, indent=1) + "\n")
+    results_path = args.out or (None if args.no_peer else BENCHMARKS / "nmmo_results.json")
+    if results_path is not None:
+        Path(results_path).write_text(json.dumps(records, indent=1) + "\n")
     peer = {r["num_agents"]: r["agent_steps_per_s"] for r in records if r["lib"] != "ours"}
     header = (
         "agents",
@@ -198,8 +216,9 @@ def main() -> None:
             continue
         p = peer.get(r["num_agents"])
         ratio = f"**{r['agent_steps_per_s'] / p:.1f}x**" if p else "n/a"
+        cell = f"{p:.3g}" if p else "n/a"
         print(
-            f"| {r['num_agents']} | {r['num_worlds']} | {r['agent_steps_per_s']:.3g} | {p:.3g} | {ratio} | "
+            f"| {r['num_agents']} | {r['num_worlds']} | {r['agent_steps_per_s']:.3g} | {cell} | {ratio} | "
             f"{r['state_bytes_per_world'] / 1024:.0f} | {r['scratch_bytes_per_world'] / 1024:.0f} |"
         )
 
