@@ -14,7 +14,7 @@ from PIL import Image
 
 import jaxmarl
 from jaxmarl.environments.mpe import State
-from jaxmarl.viz import animate, render_states, rollout, save_gif
+from jaxmarl.viz import animate, raster, render_states, rollout, save_gif
 
 
 def gif_duration_ms(path):
@@ -52,6 +52,28 @@ def test_mpe_render_draws_entities_in_their_colours():
     left, right = img[100, 100 - 48], img[100, 100 + 48]
     np.testing.assert_allclose(left, [64, 64, 64], atol=2)  # agent colour 0.25
     np.testing.assert_allclose(right, [191, 64, 64], atol=2)  # landmark colour (0.75, 0.25, 0.25)
+
+
+@pytest.mark.parametrize(
+    ("height", "width", "num", "max_radius", "outline"),
+    [(64, 80, 200, 3.0, 0.0), (50, 50, 100, 6.5, 1.5), (33, 120, 300, 2.2, 1.0)],
+)
+def test_circles_painted_in_windows_match_the_whole_canvas(height, width, num, max_radius, outline):
+    # Centres inside, on the edges of and outside the canvas; radii up to the bound,
+    # some negative (a hidden circle, as SMAX draws dead units).
+    k_pos, k_rad, k_col = jax.random.split(jax.random.PRNGKey(height), 3)
+    low, high = jnp.array([-10.0, -10.0]), jnp.array([width + 10.0, height + 10.0])
+    centres = jax.random.uniform(k_pos, (num, 2), minval=low, maxval=high)
+    radii = jax.random.uniform(k_rad, (num,), minval=-1.0, maxval=max_radius)
+    colours = jax.random.uniform(k_col, (num, 3))
+    canvas = raster.blank_canvas(height, width, (0.2, 0.3, 0.4))
+    whole = jax.jit(functools.partial(raster.draw_circles, outline=outline))(canvas, centres, radii, colours)
+    windowed = jax.jit(functools.partial(raster.draw_circles, outline=outline, max_radius=max_radius))(
+        canvas, centres, radii, colours
+    )
+    assert float(jnp.abs(whole - canvas).max()) > 0.5  # circles were painted
+    np.testing.assert_allclose(windowed, whole, rtol=0, atol=1e-6)  # XLA may round the two fusions apart
+    np.testing.assert_array_equal(raster.to_uint8(windowed), raster.to_uint8(whole))
 
 
 def test_render_is_vmappable():

@@ -47,6 +47,7 @@ def render_state(env: Any, state: Any, size: int = 512, **kwargs: Any) -> jax.Ar
         jnp.full((lm.shape[0],), env.map.landmark_rad * scale),
         jnp.broadcast_to(jnp.asarray(OBSTACLE), (lm.shape[0], 3)),
         outline=0.0,
+        max_radius=float(env.map.landmark_rad) * scale,  # hundreds of small discs
     )
     ring = jnp.maximum(state.goal_rad * scale, 2.0)
     canvas = draw_circles(
