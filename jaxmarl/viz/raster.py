@@ -80,8 +80,9 @@ def draw_circles(
         outline_colour: RGB of the outline.
         max_radius: a Python bound on every radius, in pixels. When given, each circle
             is painted in a square window around its centre instead of over the whole
-            canvas (the same pixels, for far less work when circles are many and small:
-            CAMAR's obstacles); a radius above it would be cut to the window.
+            canvas: the same image (floats within 1e-6, XLA rounds the two programs
+            apart; identical ``uint8`` frames) for far less work when circles are many
+            and small (CAMAR's obstacles). A radius above it would be cut to the window.
 
     Returns:
         The new canvas, float32 ``(H, W, 3)``.
