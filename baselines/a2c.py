@@ -38,7 +38,7 @@ import jax.numpy as jnp
 import optax
 
 from baselines import actor_critic, runs
-from baselines.actor_critic import RunnerState, gae, make_rollout, run_actor, run_critic, setup
+from baselines.actor_critic import RunnerState, gae, make_rollout, run_networks, setup
 from baselines.common import Learner, episode_metrics
 
 # evaluate.py and jaxmarl.load_policy act with a run's parameters through its script.
@@ -67,9 +67,10 @@ def make_learner(config: dict, progress: Any = None) -> Learner:
         """The A2C loss on a rollout ``(time, actors)``, the networks run from the hidden
         states the rollout started with (so a GRU sees every step in order)."""
         traj, advantages, targets, actor_h0, critic_h0 = batch
-        _, pi = run_actor(s.actor, params["actor"], actor_h0, traj.obs, traj.resets, traj.avail)
         critic_in = traj.critic_in if world_critic else traj.obs
-        _, value = run_critic(s.critic, params["critic"], critic_h0, critic_in, traj.resets)
+        *_, pi, value = run_networks(
+            s, params, actor_h0, critic_h0, traj.obs, critic_in, traj.resets, traj.avail
+        )
 
         # The same parameters acted, so ``targets - value`` equals ``advantages`` here; its
         # square trains the critic towards the lambda-returns.

@@ -194,6 +194,26 @@ class Critic(nn.Module):
         return hidden, jnp.squeeze(value, -1)
 
 
+class SharedActorCritic(nn.Module):
+    """The actor and the critic on one torso (config ``SHARED_TORSO``, JaxMARL's
+    ``ActorCriticRNN`` layout): ``torso`` is the first dense layer (``ff``) or the dense
+    embedding and the GRU (``rnn``); ``actor`` and ``critic`` are feed-forward branches
+    (the torso's remaining ``layers - 1`` dense layers each, then their heads) on its
+    output. One hidden state, one pass for the policy and the value."""
+
+    torso: Torso
+    actor: Actor
+    critic: Critic
+
+    def __call__(
+        self, hidden: jax.Array, obs: jax.Array, resets: jax.Array, avail: jax.Array
+    ) -> tuple[jax.Array, Policy, jax.Array]:
+        hidden, x = self.torso(hidden, obs, resets)
+        _, pi = self.actor(hidden, x, resets, avail)
+        _, value = self.critic(hidden, x, resets)
+        return hidden, pi, value
+
+
 def run_actor(
     actor: Actor, params: Any, hidden: jax.Array, obs: jax.Array, resets: jax.Array, avail: jax.Array
 ) -> tuple[jax.Array, Policy]:
@@ -208,6 +228,58 @@ def run_critic(
     return cast(tuple[jax.Array, jax.Array], critic.apply(params, hidden, x, resets))
 
 
+def _run_shared(
+    s: Setup, params: Any, hidden: jax.Array, obs: jax.Array, resets: jax.Array, avail: jax.Array
+) -> tuple[jax.Array, Policy, jax.Array]:
+    assert s.shared is not None
+    return cast(
+        tuple[jax.Array, Policy, jax.Array],
+        s.shared.apply(params["actor_critic"], hidden, obs, resets, avail),
+    )
+
+
+def run_networks(
+    s: Setup,
+    params: Any,
+    actor_hidden: jax.Array,
+    critic_hidden: jax.Array,
+    obs: jax.Array,
+    critic_in: jax.Array,
+    resets: jax.Array,
+    avail: jax.Array,
+) -> tuple[jax.Array, jax.Array, Policy, jax.Array]:
+    """The policy and the value of time-major inputs ``(time, actors, ...)`` with all of
+    a run's parameters: ``(actor_hidden, critic_hidden, policy, values)``. With a shared
+    torso one pass gives both, and both hidden states are the torso's."""
+    if s.shared is not None:
+        hidden, pi, value = _run_shared(s, params, actor_hidden, obs, resets, avail)
+        return hidden, hidden, pi, value
+    actor_hidden, pi = run_actor(s.actor, params["actor"], actor_hidden, obs, resets, avail)
+    critic_hidden, value = run_critic(s.critic, params["critic"], critic_hidden, critic_in, resets)
+    return actor_hidden, critic_hidden, pi, value
+
+
+def run_value(
+    s: Setup, params: Any, hidden: jax.Array, critic_in: jax.Array, resets: jax.Array
+) -> tuple[jax.Array, jax.Array]:
+    """The critic alone on time-major inputs, with all of a run's parameters."""
+    if s.shared is not None:
+        avail = jnp.ones((*critic_in.shape[:-1], s.batcher.action_dim), bool)
+        hidden, _, value = _run_shared(s, params, hidden, critic_in, resets, avail)
+        return hidden, value
+    return run_critic(s.critic, params["critic"], hidden, critic_in, resets)
+
+
+def run_policy(
+    s: Setup, params: Any, hidden: jax.Array, obs: jax.Array, resets: jax.Array, avail: jax.Array
+) -> tuple[jax.Array, Policy]:
+    """The actor alone on time-major inputs, with all of a run's parameters."""
+    if s.shared is not None:
+        hidden, pi, _ = _run_shared(s, params, hidden, obs, resets, avail)
+        return hidden, pi
+    return run_actor(s.actor, params["actor"], hidden, obs, resets, avail)
+
+
 class Setup(NamedTuple):
     """What ``make_train`` derives from the config (the config itself is not changed)."""
 
@@ -220,6 +292,7 @@ class Setup(NamedTuple):
     num_updates: int
     hidden_width: int
     critic_dim: int
+    shared: SharedActorCritic | None  # SHARED_TORSO: the one network (actor and critic unused)
 
 
 def setup(config: dict) -> Setup:
@@ -242,6 +315,21 @@ def setup(config: dict) -> Setup:
         network, width, layers, activation, batcher.action_dim, batcher.kind, batcher.head_sizes, obs_symlog
     )
     critic = Critic(network, width, layers, activation, obs_symlog)
+    shared_torso = config.get("SHARED_TORSO", False)
+    if not isinstance(shared_torso, bool):
+        raise ValueError(f"SHARED_TORSO must be true or false, got {shared_torso!r}")
+    shared = None
+    if shared_torso:
+        if config["CRITIC"] != "local":
+            raise ValueError(
+                "SHARED_TORSO needs CRITIC: local (IPPO, IA2C): a world-state critic (MAPPO, MAA2C) "
+                "sees other inputs than the actor"
+            )
+        shared = SharedActorCritic(
+            Torso(network, width, 1, activation, obs_symlog),
+            Actor("ff", width, layers - 1, activation, batcher.action_dim, batcher.kind, batcher.head_sizes),
+            Critic("ff", width, layers - 1, activation),
+        )
     num_envs = int(config["NUM_ENVS"])
     num_updates = int(config["TOTAL_TIMESTEPS"]) // int(config["NUM_STEPS"]) // num_envs
     if num_updates < 1:
@@ -252,7 +340,16 @@ def setup(config: dict) -> Setup:
     else:
         critic_dim = batcher.obs_dim
     return Setup(
-        env, batcher, actor, critic, num_envs, num_envs * batcher.num_agents, num_updates, width, critic_dim
+        env,
+        batcher,
+        actor,
+        critic,
+        num_envs,
+        num_envs * batcher.num_agents,
+        num_updates,
+        width,
+        critic_dim,
+        shared,
     )
 
 
@@ -363,22 +460,29 @@ def make_rollout(config: dict, s: Setup) -> Rollout:
         return jax.vmap(batcher.obs)(obs)  # (num_envs, num_agents, obs_dim)
 
     def apply_critic(params: Any, hidden: jax.Array, x: jax.Array, resets: jax.Array) -> tuple:
-        hidden, value = run_critic(s.critic, params, hidden, x[None], resets[None])
+        hidden, value = run_value(s, params, hidden, x[None], resets[None])
         return hidden, value[0]
 
     def env_step(runner: RunnerState, _: None) -> tuple[RunnerState, tuple[Transition, Episodes]]:
         params = runner.train_state.params
         key, key_act, key_env = jax.random.split(runner.key, 3)
         avail = to_actors(jax.vmap(batcher.avail)(jax.vmap(env.get_avail_actions)(runner.env_state)))
-        actor_hidden, pi = run_actor(
-            s.actor, params["actor"], runner.actor_hidden, runner.obs[None], runner.resets[None], avail[None]
-        )
-        action = pi.sample(key_act)[0]
-        log_prob = pi.log_prob(action[None])[0]
         critic_in = to_actors(
             critic_inputs(config, s, runner.obs.reshape(num_envs, num_agents, -1), runner.env_state)
         )
-        critic_hidden, value = apply_critic(params["critic"], runner.critic_hidden, critic_in, runner.resets)
+        actor_hidden, critic_hidden, pi, value = run_networks(
+            s,
+            params,
+            runner.actor_hidden,
+            runner.critic_hidden,
+            runner.obs[None],
+            critic_in[None],
+            runner.resets[None],
+            avail[None],
+        )
+        action = pi.sample(key_act)[0]
+        log_prob = pi.log_prob(action[None])[0]
+        value = value[0]
 
         env_actions = jax.vmap(batcher.actions)(action.reshape((num_envs, num_agents, *action.shape[1:])))
         obs, env_state, reward, done, info = jax.vmap(env.step)(
@@ -394,20 +498,18 @@ def make_rollout(config: dict, s: Setup) -> Rollout:
         # Bootstrap truncated episodes from the state they ended in. Time limits are rare
         # (MPE: one step in 25), so the critic evaluates the final observations only on
         # steps where some episode was truncated (a branch, kept under a seeds' vmap).
-        def final_value(
-            critic_params: Any, hidden: jax.Array, final_obs: dict, final_state: Any
-        ) -> jax.Array:
+        def final_value(params: Any, hidden: jax.Array, final_obs: dict, final_state: Any) -> jax.Array:
             final_in = critic_inputs(config, s, batched_obs(final_obs), final_state)
-            return apply_critic(critic_params, hidden, to_actors(final_in), jnp.zeros_like(runner.resets))[1]
+            return apply_critic(params, hidden, to_actors(final_in), jnp.zeros_like(runner.resets))[1]
 
-        def no_value(critic_params: Any, hidden: jax.Array, final_obs: dict, final_state: Any) -> jax.Array:
+        def no_value(params: Any, hidden: jax.Array, final_obs: dict, final_state: Any) -> jax.Array:
             return jnp.zeros((num_actors,), jnp.float32)
 
         bootstrap = when_any(
             jnp.any(truncated),
             final_value,
             no_value,
-            params["critic"],
+            params,
             critic_hidden,
             info["final_obs"],
             info["final_state"],
@@ -447,25 +549,24 @@ def make_rollout(config: dict, s: Setup) -> Rollout:
         last_in = to_actors(
             critic_inputs(config, s, runner.obs.reshape(num_envs, num_agents, -1), runner.env_state)
         )
-        _, last_value = apply_critic(
-            runner.train_state.params["critic"], runner.critic_hidden, last_in, runner.resets
-        )
+        _, last_value = apply_critic(runner.train_state.params, runner.critic_hidden, last_in, runner.resets)
         return runner, traj, episodes, last_value
 
     def init(rng: jax.Array, tx: optax.GradientTransformation) -> RunnerState:
         key_actor, key_critic, key_reset, key_run = jax.random.split(rng, 4)
         hidden = jnp.zeros((num_actors, s.hidden_width))
         no_reset = jnp.zeros((1, num_actors), bool)
-        params = {
-            "actor": s.actor.init(
-                key_actor,
-                hidden,
-                jnp.zeros((1, num_actors, batcher.obs_dim)),
-                no_reset,
-                jnp.ones((1, num_actors, batcher.action_dim), bool),
-            ),
-            "critic": s.critic.init(key_critic, hidden, jnp.zeros((1, num_actors, s.critic_dim)), no_reset),
-        }
+        obs0 = jnp.zeros((1, num_actors, batcher.obs_dim))
+        avail0 = jnp.ones((1, num_actors, batcher.action_dim), bool)
+        if s.shared is not None:
+            params = {"actor_critic": s.shared.init(key_actor, hidden, obs0, no_reset, avail0)}
+        else:
+            params = {
+                "actor": s.actor.init(key_actor, hidden, obs0, no_reset, avail0),
+                "critic": s.critic.init(
+                    key_critic, hidden, jnp.zeros((1, num_actors, s.critic_dim)), no_reset
+                ),
+            }
         train_state = TrainState.create(apply_fn=None, params=params, tx=tx)
         obs, env_state = jax.vmap(env.reset)(jax.random.split(key_reset, num_envs))
         return RunnerState(
@@ -509,7 +610,7 @@ def make_policy(config: dict) -> tuple[Any, Any, Any]:
         avail = batcher.avail(env.get_avail_actions(env_state_of(env_state)))
         x = batcher.obs(obs)
         resets = jnp.broadcast_to(resets, (batcher.num_agents,))
-        hidden, pi = run_actor(s.actor, params["actor"], hidden, x[None], resets[None], avail[None])
+        hidden, pi = run_policy(s, params, hidden, x[None], resets[None], avail[None])
         action = pi.mode() if greedy else pi.sample(key)
         return hidden, batcher.actions(action[0])
 

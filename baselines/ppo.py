@@ -30,7 +30,7 @@ import optax
 from flax.training.train_state import TrainState
 
 from baselines import actor_critic, runs
-from baselines.actor_critic import RunnerState, gae, make_rollout, run_actor, run_critic, setup
+from baselines.actor_critic import RunnerState, gae, make_rollout, run_networks, setup
 from baselines.common import Learner, episode_metrics, permutation
 
 # evaluate.py and jaxmarl.load_policy act with a run's parameters through its script.
@@ -67,9 +67,10 @@ def make_learner(config: dict, progress: Any = None) -> Learner:
         """PPO's clipped surrogate, clipped value loss and entropy bonus on a batch of
         ``(time, actors)`` samples starting from the given hidden states."""
         traj, advantages, targets, actor_h0, critic_h0 = batch
-        _, pi = run_actor(s.actor, params["actor"], actor_h0, traj.obs, traj.resets, traj.avail)
         critic_in = traj.critic_in if world_critic else traj.obs
-        _, value = run_critic(s.critic, params["critic"], critic_h0, critic_in, traj.resets)
+        *_, pi, value = run_networks(
+            s, params, actor_h0, critic_h0, traj.obs, critic_in, traj.resets, traj.avail
+        )
         log_prob = pi.log_prob(traj.action)
 
         value_clipped = traj.value + jnp.clip(value - traj.value, -clip_eps, clip_eps)

@@ -68,7 +68,15 @@ PAIRS: dict[str, dict[str, Any]] = {
     "ippo_rnn_mpe": _pair(
         "IPPO-RNN, MPE simple_spread",
         "ppo",
-        ["alg=ippo_rnn", "env=mpe_simple_spread", "NUM_ENVS=16", "NUM_STEPS=128", *RNN_128],
+        # The script's ActorCriticRNN: one embedding and GRU for the actor and critic branches.
+        [
+            "alg=ippo_rnn",
+            "env=mpe_simple_spread",
+            "NUM_ENVS=16",
+            "NUM_STEPS=128",
+            "SHARED_TORSO=true",
+            *RNN_128,
+        ],
         "IPPO/ippo_rnn_mpe.py",
         "ippo_rnn_mpe",
         [],

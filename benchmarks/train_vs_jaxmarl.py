@@ -95,6 +95,7 @@ ROWS: dict[str, dict[str, Any]] = {
         "ours": [
             "alg=ippo_rnn",
             "env=smax_2s3z",
+            "SHARED_TORSO=true",  # the script's ActorCriticRNN: one embedding and GRU, two branches
             "NUM_ENVS=128",
             "UPDATE_EPOCHS=4",
             "NUM_MINIBATCHES=4",

@@ -79,13 +79,18 @@ def test_bad_config_values_are_clear_errors():
 # ------------------------------------------------------------------- update
 
 
-@pytest.mark.parametrize(("alg", "normalize"), [("ia2c_ff", False), ("maa2c_rnn", True)])
-def test_an_update_is_one_adam_step_on_the_a2c_loss(alg, normalize):
+@pytest.mark.parametrize(
+    ("alg", "normalize", "shared"),
+    [("ia2c_ff", False, False), ("maa2c_rnn", True, False), ("ia2c_rnn", False, True)],
+)
+def test_an_update_is_one_adam_step_on_the_a2c_loss(alg, normalize, shared):
     """The first update equals one step of Adam (after clipping) on the loss written out
     here from the rollout it collected: -mean(A log pi) + mean((G - V)^2) - 0.01 mean(H),
-    with A and G the lambda-advantages and returns of that rollout."""
+    with A and G the lambda-advantages and returns of that rollout; also with the actor and
+    the critic on one torso (``SHARED_TORSO``), where both terms move the torso."""
     env = "mpe_simple_tag" if alg.startswith("maa2c") else "mpe_simple_spread"
-    config = load_config(alg, env, **tiny(NORMALIZE_ADVANTAGE=normalize, ANNEAL_LR=False, MAX_GRAD_NORM=1e9))
+    settings = tiny(NORMALIZE_ADVANTAGE=normalize, ANNEAL_LR=False, MAX_GRAD_NORM=1e9, SHARED_TORSO=shared)
+    config = load_config(alg, env, **settings)
     learner = a2c.make_learner(config)
     s = actor_critic.setup(config)
     collect = actor_critic.make_rollout(config, s).collect
@@ -98,11 +103,15 @@ def test_an_update_is_one_adam_step_on_the_a2c_loss(alg, normalize):
         critic_in = traj.critic_in if config["CRITIC"] == "world" else traj.obs
 
         def loss(params):
-            _, pi = actor_critic.run_actor(
-                s.actor, params["actor"], runner.actor_hidden, traj.obs, traj.resets, traj.avail
-            )
-            _, value = actor_critic.run_critic(
-                s.critic, params["critic"], runner.critic_hidden, critic_in, traj.resets
+            *_, pi, value = actor_critic.run_networks(
+                s,
+                params,
+                runner.actor_hidden,
+                runner.critic_hidden,
+                traj.obs,
+                critic_in,
+                traj.resets,
+                traj.avail,
             )
             a = (adv - adv.mean()) / (adv.std() + 1e-8) if normalize else adv
             policy = -jnp.mean(a * pi.log_prob(traj.action))

@@ -116,6 +116,81 @@ def test_bad_config_values_are_clear_errors():
         ppo.make_train(load_config(**tiny(NUM_MINIBATCHES=5)))
     with pytest.raises(ValueError, match="OBS_SYMLOG"):
         ppo.make_train(load_config(**{"+OBS_SYMLOG": "yes"}, **tiny()))
+    with pytest.raises(ValueError, match="SHARED_TORSO"):
+        ppo.make_train(load_config(SHARED_TORSO="yes", **tiny()))
+    with pytest.raises(ValueError, match="SHARED_TORSO needs CRITIC: local"):
+        ppo.make_train(load_config("mappo_rnn", SHARED_TORSO=True, **tiny()))
+
+
+def test_shared_torso_is_jaxmarls_actor_critic_rnn():
+    """``SHARED_TORSO`` on SMAX 2s3z with the JaxMARL script's widths is the layout of its
+    ``ActorCriticRNN``: one embedding and one GRU, then an actor branch (dense, logits) and
+    a critic branch (dense, value), parameter for parameter. The critic's branch does not
+    reach the policy, the torso reaches both, and acting with ``make_policy`` is the
+    rollout's policy."""
+    from baselines import actor_critic
+
+    config = load_config("ippo_rnn", "smax_2s3z", SHARED_TORSO=True, RNN_WIDTH=128, **tiny())
+    s = actor_critic.setup(config)
+    obs_dim, n_actions = s.batcher.obs_dim, s.batcher.action_dim
+    runner = actor_critic.make_rollout(config, s).init(jax.random.PRNGKey(0), ppo.optax.sgd(0.0))
+    params = runner.train_state.params
+    shapes = jax.tree.map(jnp.shape, params)
+    assert list(shapes) == ["actor_critic"]
+    tree = shapes["actor_critic"]["params"]
+    assert tree["torso"]["Dense_0"] == {"kernel": (obs_dim, 128), "bias": (128,)}
+    gru = tree["torso"]["ScannedGRU_0"]["GRUCell_0"]
+    assert sorted(gru) == ["hn", "hr", "hz", "in", "ir", "iz"]
+    assert gru["ir"]["kernel"] == (128, 128) and gru["hr"]["kernel"] == (128, 128)
+    assert tree["actor"] == {
+        "Torso_0": {"Dense_0": {"kernel": (128, 128), "bias": (128,)}},
+        "Dense_0": {"kernel": (128, n_actions), "bias": (n_actions,)},
+    }
+    assert tree["critic"] == {
+        "Torso_0": {"Dense_0": {"kernel": (128, 128), "bias": (128,)}},
+        "Dense_0": {"kernel": (128, 1), "bias": (1,)},
+    }
+
+    n = s.num_actors
+    obs = jax.random.normal(jax.random.PRNGKey(1), (3, n, obs_dim))
+    resets = jnp.zeros((3, n), bool).at[0].set(True)
+    avail = jnp.ones((3, n, n_actions), bool)
+    h0 = jnp.zeros((n, 128))
+
+    def run(p):
+        return actor_critic.run_networks(s, p, h0, h0, obs, obs, resets, avail)
+
+    h_actor, h_critic, pi, value = run(params)
+    np.testing.assert_array_equal(h_actor, h_critic)  # one recurrent state
+
+    def bumped(path):
+        leaves = jax.tree_util.tree_flatten_with_path(params)[0]
+        return jax.tree_util.tree_unflatten(
+            jax.tree.structure(params),
+            [x + 0.1 if path in jax.tree_util.keystr(k) else x for k, x in leaves],
+        )
+
+    _, _, pi_c, value_c = run(bumped("'critic'"))
+    np.testing.assert_array_equal(pi_c.logits, pi.logits)
+    assert not np.allclose(value_c, value)
+    _, _, pi_t, value_t = run(bumped("'torso'"))
+    assert not np.allclose(pi_t.logits, pi.logits) and not np.allclose(value_t, value)
+    _, value_only = actor_critic.run_value(s, params, h0, obs, resets)
+    np.testing.assert_allclose(value_only, value, rtol=1e-6, atol=1e-6)
+
+    env, init_hidden, act = ppo.make_policy(config)
+    obs0, state = env.reset(jax.random.PRNGKey(2))
+    _, actions = act(params, init_hidden(), obs0, state, True, jax.random.PRNGKey(3), True)
+    batched = s.batcher.obs(obs0)
+    _, pi0 = actor_critic.run_policy(
+        s,
+        params,
+        init_hidden(),
+        batched[None],
+        jnp.ones((1, s.batcher.num_agents), bool),
+        s.batcher.avail(env.get_avail_actions(state))[None],
+    )
+    np.testing.assert_array_equal(np.stack([actions[a] for a in env.agents]), np.asarray(pi0.mode()[0]))
 
 
 # --------------------------------------------------------------------- GAE
@@ -244,6 +319,7 @@ def test_trains_on_every_mpe_env(alg, env):
         ("mappo_rnn", "mpe_simple_tag", {}),  # heterogeneous agents, recurrent, world-state critic
         ("ippo_rnn", "mpe_simple_world_comm", {"ENV_KWARGS.action_type": "Continuous"}),
         ("mappo_ff", "mpe_simple_speaker_listener", {"ENV_KWARGS.action_type": "Continuous"}),
+        ("ippo_rnn", "mpe_simple_tag", {"SHARED_TORSO": True}),  # one torso, heterogeneous agents
     ],
 )
 def test_recurrent_and_continuous_variants_train(alg, env, kwargs):

@@ -70,6 +70,7 @@ def test_every_row_composes_our_config_with_the_originals_hyperparameters(name):
         assert {k: config[k] for k in expected} == expected
     if name == "ippo_rnn_smax":  # the original ippo_rnn_smax.yaml
         expected = {"LR": 4e-3, "NUM_ENVS": 128, "CLIP_EPS": 0.05, "ENT_COEF": 0.01, "MAX_GRAD_NORM": 0.25}
+        expected |= {"SHARED_TORSO": True, "RNN_WIDTH": 128, "ACTIVATION": "relu"}  # its ActorCriticRNN
         assert {k: config[k] for k in expected} == expected
     assert config["ENV_NAME"] in ("MPE_simple_spread_v3", "HeuristicEnemySMAX")
 
