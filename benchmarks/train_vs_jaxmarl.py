@@ -256,8 +256,8 @@ def write_results(results: dict) -> None:
 
 def write_section(text: str) -> None:
     """Put a markdown section (``### heading`` first) into ``benchmarks/results.json``'s
-    kept sections (replacing its earlier version) and rewrite ``benchmarks/RESULTS.md``
-    and ``docs/benchmarks.md``."""
+    kept sections (in its earlier version's place, else last) and rewrite
+    ``benchmarks/RESULTS.md`` and ``docs/benchmarks.md``."""
     import os
 
     from benchmarks import run
@@ -265,7 +265,11 @@ def write_section(text: str) -> None:
     path = BENCHMARKS / "results.json"
     suite = json.loads(path.read_text())
     heading = text.split("\n", 1)[0]
-    suite["sections"] = [s for s in suite.get("sections", []) if not s.startswith(heading)] + [text]
+    sections = suite.get("sections", [])
+    place = next((i for i, s in enumerate(sections) if s.startswith(heading)), len(sections))
+    sections = [s for s in sections if not s.startswith(heading)]
+    sections.insert(place, text)
+    suite["sections"] = sections
     path.write_text(json.dumps(suite, indent=1) + "\n")
     plots = run.ROOT / "docs" / "img" / "benchmarks"
     out = BENCHMARKS / "RESULTS.md"
