@@ -9,7 +9,8 @@ Agents with different spaces are padded to a common shape and masked
 so one shared policy can tell them apart. The critic sees the agent's own observation
 (``CRITIC: local``) or the environment's centralised state, ``env.get_global_state``,
 plus a one-hot agent id (``CRITIC: world``). Networks are feed-forward or GRU
-(``NETWORK: ff | rnn``).
+(``NETWORK: ff | rnn``), the actor and the critic separate or, with a local critic, on
+one torso (``SHARED_TORSO``, :class:`SharedActorCritic`).
 
 Environments that report a shaped reward in ``info["shaped_reward"]`` (Overcooked) can
 train on it: with ``REW_SHAPING_HORIZON`` set, it is added to the reward with a

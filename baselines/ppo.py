@@ -8,7 +8,8 @@ PPO (Schulman et al., 2017) with one set of parameters shared by all agents
 (de Witt et al., 2020; Yu et al., 2022). IPPO and MAPPO differ only in what the critic
 sees: the agent's own observation (``CRITIC: local``) or the environment's centralised
 state, ``env.get_global_state``, plus a one-hot agent id (``CRITIC: world``). Networks
-are feed-forward or GRU (``NETWORK: ff | rnn``).
+are feed-forward or GRU (``NETWORK: ff | rnn``), separate for the actor and the critic
+or, for IPPO, on one torso (``SHARED_TORSO``).
 
 What PPO shares with A2C (distributions, networks, padding of heterogeneous agents, the
 rollout with its bootstrapping at time limits, GAE, acting with trained parameters) is in
