@@ -13,6 +13,7 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
 import pytest
 import scipy.special
 from fast_compile import FAST_ENV, fast_compilation, long_run_jit, run_script
@@ -133,7 +134,7 @@ def test_shared_torso_is_jaxmarls_actor_critic_rnn():
     config = load_config("ippo_rnn", "smax_2s3z", SHARED_TORSO=True, RNN_WIDTH=128, **tiny())
     s = actor_critic.setup(config)
     obs_dim, n_actions = s.batcher.obs_dim, s.batcher.action_dim
-    runner = actor_critic.make_rollout(config, s).init(jax.random.PRNGKey(0), ppo.optax.sgd(0.0))
+    runner = actor_critic.make_rollout(config, s).init(jax.random.PRNGKey(0), optax.sgd(0.0))
     params = runner.train_state.params
     shapes = jax.tree.map(jnp.shape, params)
     assert list(shapes) == ["actor_critic"]
