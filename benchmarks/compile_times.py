@@ -335,7 +335,8 @@ def main(argv: list[str] | None = None) -> None:
             save(rec)
             print(f"round {r + 1} {alg} {env}: {_cell(rec['ours'])}", flush=True)
     print(section(results))
-    write_section(section(results))
+    if args.out.resolve() == RESULTS.resolve():  # a scratch --out leaves the results pages alone
+        write_section(section(results))
 
 
 if __name__ == "__main__":
