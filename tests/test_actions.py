@@ -79,6 +79,18 @@ def test_a_batch_of_actions_works_under_vmap(spread):
     assert info["invalid_action"]["agent_0"].shape == (4,) and not info["invalid_action"]["agent_0"].any()
 
 
+def test_a_discrete_action_of_shape_one_is_its_entry_as_jaxmarls_scripts_give_it(spread):
+    env, state = spread
+    key = jax.random.PRNGKey(2)
+    scalar = {a: jnp.int32(i + 1) for i, a in enumerate(env.agents)}
+    expected = env.step(key, state, scalar)
+    got = env.step(key, state, {a: v.reshape(1) for a, v in scalar.items()})
+    for x, y in zip(jax.tree.leaves(got), jax.tree.leaves(expected), strict=True):
+        np.testing.assert_array_equal(x, y)
+    flagged = env.step(key, state, {**scalar, "agent_0": jnp.array([7], jnp.int32)})[4]["invalid_action"]
+    assert bool(flagged["agent_0"]) and not bool(flagged["agent_1"])
+
+
 def test_out_of_range_discrete_actions_act_as_the_noop_and_are_flagged():
     env = jaxmarl.make("SMAX", scenario="3m")  # the no-op is `stop` (4), not 0
     _, state = env.reset(jax.random.PRNGKey(0))

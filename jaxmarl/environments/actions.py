@@ -6,7 +6,9 @@ never a silent wrong result:
 1. **Structure, checked when ``step`` is traced** (:func:`check_structure`): ``actions``
    must be a mapping with exactly the environment's agents as keys, and each action must
    have its space's shape and a dtype of the right kind (integer for ``Discrete`` and
-   ``MultiDiscrete``, floating point for a floating ``Box``). A violation raises a
+   ``MultiDiscrete``, floating point for a floating ``Box``). A ``Discrete`` action may
+   also have shape ``(1,)``, read as its one entry: JaxMARL's baseline scripts give
+   actions so (their ``unbatchify`` leaves a trailing axis of 1). A violation raises a
    ``ValueError`` (keys, shape) or ``TypeError`` (dtype) naming the environment, the
    agent, the space and what was given. Shapes and dtypes are static under ``jit``, so
    this costs nothing when the compiled step runs.
@@ -85,7 +87,7 @@ def check_structure(env_name: str, agents: list[str], spaces: Mapping[str, Space
         if shape is None or dtype is None:
             what = _describe(value)
             raise TypeError(f"{where}: the action for {agent!r} ({space!r}) is {what}, not an array")
-        if tuple(shape) != tuple(space.shape):
+        if tuple(shape) != tuple(space.shape) and not (isinstance(space, Discrete) and tuple(shape) == (1,)):
             ndim = len(space.shape)
             batched = len(shape) > ndim and tuple(shape[len(shape) - ndim :]) == tuple(space.shape)
             hint = " (step takes one environment's actions: jax.vmap it to step a batch)" if batched else ""
@@ -123,6 +125,7 @@ def sanitise(space: Space, noop: Any, action: jax.Array) -> tuple[jax.Array, jax
         ``(action, invalid)``, ``invalid`` a boolean scalar.
     """
     if isinstance(space, Discrete):
+        action = action.reshape(())  # a (1,) action is its one entry (see check_structure)
         valid = (action >= 0) & (action < space.n)
         return jnp.where(valid, action, jnp.asarray(noop, action.dtype)), ~valid
     if isinstance(space, MultiDiscrete):

@@ -24,6 +24,13 @@ class Wrapper:
             raise AttributeError(name)
         return getattr(self._env, name)
 
+    def _inner_step(self, key: Any, state: Any, actions: Any, reset_state: Any = None) -> Any:
+        """``self._env.step``, given ``reset_state`` only when there is one, so that a
+        wrapped wrapper written for JaxMARL 0.2.0 (``step(key, state, actions)``) works."""
+        if reset_state is None:
+            return self._env.step(key, state, actions)
+        return self._env.step(key, state, actions, reset_state)
+
     @property
     def unwrapped(self) -> MultiAgentEnv:
         """The innermost environment."""

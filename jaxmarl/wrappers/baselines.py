@@ -2,8 +2,12 @@
 
 - ``JaxMARLWrapper``: the wrapper base class (ours, :class:`jaxmarl.wrappers.Wrapper`,
   plus ``stack_agent_values``).
-- ``LogWrapper`` / ``LogEnvState``: ours (:mod:`jaxmarl.wrappers.logging`), which adds the
-  environment's episode metrics to JaxMARL's info keys.
+- ``LogWrapper`` / ``LogEnvState``: ours (:mod:`jaxmarl.wrappers.logging`), with
+  ``info`` as JaxMARL 0.2.0's: without the entries this library adds to every step
+  (``LIBRARY_INFO_KEYS``), since JaxMARL's scripts reshape every entry to one value per
+  agent of the batch.
+- Every wrapper's ``get_obs`` and ``get_avail_actions`` take the wrapper's state or, as
+  JaxMARL's scripts call them, the environment's own (``state.env_state``).
 - ``MPELogWrapper``: reports MPE returns multiplied by the number of agents, as the
   on-policy MAPPO codebase does (only the logged ``returned_episode_returns``; the
   rewards are unchanged).
@@ -34,7 +38,8 @@ from flax import struct
 
 from jaxmarl.environments.spaces import Box, Discrete, MultiDiscrete, Space
 from jaxmarl.wrappers.base import Wrapper
-from jaxmarl.wrappers.logging import LogEnvState, LogWrapper
+from jaxmarl.wrappers.logging import LogEnvState, unwrap_state
+from jaxmarl.wrappers.logging import LogWrapper as _LogWrapper
 
 __all__ = [
     "CTRolloutManager",
@@ -81,6 +86,39 @@ class JaxMARLWrapper(Wrapper):
     def stack_agent_values(self, x: dict[str, Any]) -> jax.Array:
         """``x[agent]`` stacked in agent order."""
         return jnp.stack([x[a] for a in self._env.agents])
+
+
+# The ``info`` entries this library adds on every step that JaxMARL 0.2.0 did not have.
+# JaxMARL's baseline scripts reshape every entry of ``info`` to ``(num_envs * num_agents,)``,
+# which per-environment entries like these break, so the wrappers under JaxMARL's names
+# leave them out.
+LIBRARY_INFO_KEYS = (
+    "truncated",
+    "invalid_action",
+    "final_obs",
+    "final_state",
+    "metrics",
+    "returned_episode_metrics",
+)
+
+
+class LogWrapper(_LogWrapper):
+    """JaxMARL's ``LogWrapper``: :class:`jaxmarl.wrappers.LogWrapper` whose ``info`` has
+    the entries JaxMARL 0.2.0's had (the environment's own and the ``returned_episode*``
+    arrays, each per agent), without this library's additions (``LIBRARY_INFO_KEYS``:
+    ``final_obs`` and ``truncated`` for bootstrapping, the episode metrics ...). Use
+    :class:`jaxmarl.wrappers.LogWrapper` for those."""
+
+    @partial(jax.jit, static_argnums=(0,))
+    def step(
+        self,
+        key: jax.Array,
+        state: LogEnvState,
+        actions: dict[str, jax.Array],
+        reset_state: Any | None = None,
+    ) -> tuple[Any, LogEnvState, Any, Any, dict[str, Any]]:
+        obs, state, reward, done, info = super().step(key, state, actions, reset_state)
+        return obs, state, reward, done, {k: v for k, v in info.items() if k not in LIBRARY_INFO_KEYS}
 
 
 class MPELogWrapper(LogWrapper):
@@ -141,11 +179,15 @@ class SMAXLogWrapper(JaxMARLWrapper):
         info["returned_won_episode"] = state.returned_won_episode
         return obs, state, reward, done, info
 
-    def get_obs(self, state: SMAXLogEnvState) -> Any:
-        return self._env.get_obs(state.env_state)
+    def get_obs(self, state: Any) -> Any:
+        """From this wrapper's state or the environment's own, as :class:`LogWrapper`'s."""
+        return self._env.get_obs(unwrap_state(state, SMAXLogEnvState))
 
-    def get_avail_actions(self, state: SMAXLogEnvState) -> Any:
-        return self._env.get_avail_actions(state.env_state)
+    def get_avail_actions(self, state: Any) -> Any:
+        return self._env.get_avail_actions(unwrap_state(state, SMAXLogEnvState))
+
+    def get_global_state(self, state: Any) -> Any:
+        return self._env.get_global_state(unwrap_state(state, SMAXLogEnvState))
 
 
 @struct.dataclass
@@ -196,11 +238,15 @@ class OvercookedV2LogWrapper(JaxMARLWrapper):
         info["returned_episode_recipe_returns"] = per_recipe
         return obs, OvercookedV2LogEnvState(log_state, per_recipe), reward, done, info
 
-    def get_obs(self, state: OvercookedV2LogEnvState) -> Any:
-        return self._env.get_obs(state.env_state)
+    def get_obs(self, state: Any) -> Any:
+        """From this wrapper's state or the environment's own, as :class:`LogWrapper`'s."""
+        return self._env.get_obs(unwrap_state(state, OvercookedV2LogEnvState))
 
-    def get_avail_actions(self, state: OvercookedV2LogEnvState) -> Any:
-        return self._env.get_avail_actions(state.env_state)
+    def get_avail_actions(self, state: Any) -> Any:
+        return self._env.get_avail_actions(unwrap_state(state, OvercookedV2LogEnvState))
+
+    def get_global_state(self, state: Any) -> Any:
+        return self._env.get_global_state(unwrap_state(state, OvercookedV2LogEnvState))
 
 
 def get_space_dim(space: Space) -> int:

@@ -88,7 +88,7 @@ class LogWrapper(Wrapper):
         actions: dict[str, jax.Array],
         reset_state: Any | None = None,
     ) -> tuple[dict[str, jax.Array], LogEnvState, dict[str, jax.Array], dict[str, jax.Array], dict[str, Any]]:
-        obs, env_state, reward, done, info = self._env.step(key, state.env_state, actions, reset_state)
+        obs, env_state, reward, done, info = self._inner_step(key, state.env_state, actions, reset_state)
         agents = self._env.agents
         ep_done = done["__all__"]
         rewards = jnp.stack([jnp.asarray(reward[a], jnp.float32) for a in agents])
@@ -135,14 +135,23 @@ class LogWrapper(Wrapper):
         """The wrapped environment's ``episode_metrics`` (name -> "sum" | "last")."""
         return dict(getattr(self._env, "episode_metrics", {}) or {})
 
-    def get_obs(self, state: LogEnvState) -> dict[str, jax.Array]:
-        return self._env.get_obs(state.env_state)
+    # The state-reading methods take this wrapper's state or, as JaxMARL 0.2.0's wrappers
+    # (which forwarded them) and its baseline scripts do, the wrapped environment's own
+    # (``state.env_state``).
+    def get_obs(self, state: Any) -> dict[str, jax.Array]:
+        return self._env.get_obs(unwrap_state(state, LogEnvState))
 
-    def get_avail_actions(self, state: LogEnvState) -> dict[str, jax.Array]:
-        return self._env.get_avail_actions(state.env_state)
+    def get_avail_actions(self, state: Any) -> dict[str, jax.Array]:
+        return self._env.get_avail_actions(unwrap_state(state, LogEnvState))
 
-    def get_global_state(self, state: LogEnvState) -> jax.Array:
-        return self._env.get_global_state(state.env_state)
+    def get_global_state(self, state: Any) -> jax.Array:
+        return self._env.get_global_state(unwrap_state(state, LogEnvState))
 
-    def render(self, state: LogEnvState, **render_kwargs: Any) -> jax.Array:
-        return self._env.render(state.env_state, **render_kwargs)
+    def render(self, state: Any, **render_kwargs: Any) -> jax.Array:
+        return self._env.render(unwrap_state(state, LogEnvState), **render_kwargs)
+
+
+def unwrap_state(state: Any, wrapper_state: type[Any]) -> Any:
+    """``state.env_state`` if ``state`` is a ``wrapper_state``, else ``state`` itself
+    (already the wrapped environment's state). A type test, so free under ``jit``."""
+    return state.env_state if isinstance(state, wrapper_state) else state

@@ -48,7 +48,7 @@ class StrictActions(Wrapper):
         self, key: jax.Array, state: Any, actions: dict[str, jax.Array], reset_state: Any | None = None
     ) -> tuple:
         """``env.step``, raising where the environment would have flagged an invalid action."""
-        out = self._env.step(key, state, actions, reset_state)
+        out = self._inner_step(key, state, actions, reset_state)
         invalid = out[4]["invalid_action"]
         agents = list(self._env.agents)
         flags, given = [invalid[a] for a in agents], [actions[a] for a in agents]

@@ -59,7 +59,7 @@ class WorldStateWrapper(Wrapper):
     def step(
         self, key: jax.Array, state: Any, actions: dict[str, jax.Array], reset_state: Any | None = None
     ) -> tuple[dict[str, jax.Array], Any, dict[str, jax.Array], dict[str, jax.Array], dict[str, Any]]:
-        obs, new_state, reward, done, info = self._env.step(key, state, actions, reset_state)
+        obs, new_state, reward, done, info = self._inner_step(key, state, actions, reset_state)
         obs = dict(obs)
         obs[WORLD_STATE] = self.world_state(new_state)
         if "final_obs" in info and "final_state" in info:

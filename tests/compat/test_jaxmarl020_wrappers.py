@@ -13,6 +13,7 @@ from stub_envs import CounterEnv
 import jaxmarl
 from jaxmarl.environments.spaces import Box, Discrete, MultiDiscrete
 from jaxmarl.wrappers.baselines import (
+    LIBRARY_INFO_KEYS,
     CTRolloutManager,
     LogWrapper,
     MPELogWrapper,
@@ -71,14 +72,85 @@ def rollout(env, steps, actions):
 def test_log_wrapper_replace_info_keeps_only_the_logging_keys():
     env = CounterEnv(max_steps=3)
     acts = {"a": jnp.int32(1), "b": jnp.int32(0)}
-    info = rollout(LogWrapper(env, replace_info=True), 3, acts)[-1]
-    assert set(info) == {
-        "returned_episode",
-        "returned_episode_returns",
-        "returned_episode_lengths",
-        "returned_episode_metrics",
-    }
-    assert "truncated" in rollout(LogWrapper(env), 3, acts)[-1]
+    logging_keys = {"returned_episode", "returned_episode_returns", "returned_episode_lengths"}
+    assert set(rollout(LogWrapper(env, replace_info=True), 3, acts)[-1]) == logging_keys
+    # Without replace_info the environment's own entries stay, this library's additions not.
+    raw_info = env.step(jax.random.PRNGKey(0), env.reset(jax.random.PRNGKey(0))[1], acts)[-1]
+    own = set(raw_info) - set(LIBRARY_INFO_KEYS)
+    assert set(rollout(LogWrapper(env), 3, acts)[-1]) == logging_keys | own
+    assert {"final_obs", "truncated"} <= set(raw_info) - own
+
+
+# Where an environment's info differs from JaxMARL 0.2.0's on purpose, entry -> why.
+INFO_DIFFERENCES = {
+    "SMAX": {"won": "ours marks the winners on the last step"},
+    "HeuristicEnemySMAX": {"won": "as SMAX"},
+    "storm": {
+        "discount": "JaxMARL's is always 0",
+        "inner_episode_done": "ours marks the last step of every inner episode",
+    },
+    "storm_2p": {"discount": "as storm", "inner_episode_done": "as storm"},
+    "storm_np": {"discount": "as storm", "inner_episode_done": "as storm", "coin_ratio": "JaxMARL's only"},
+    "overcooked": {"sparse_reward": "ours gives each cook's own delivery reward"},
+    "coin_game": {"own_coin_collected": "ours says who took whose coin", "other_coin_collected": "as own"},
+}
+# JaxMARL's facmac scenarios log their adversaries too (4, 8 and 12 agents); ours have
+# only the controlled agents. MABrax's info in JaxMARL is Brax's internal state.
+INFO_NOT_COMPARED = ("MPE_simple_facmac", "ant_", "halfcheetah_", "hopper_", "humanoid_", "walker2d_")
+INFO_SHAPES = (
+    "import json, sys, jax\n"
+    "import jaxmarl\n"
+    "from jaxmarl.wrappers.baselines import LogWrapper\n"
+    "from jaxmarl.registration import registered_envs\n"
+    "out = {}\n"
+    "for name in registered_envs:\n"
+    "    if name.startswith(tuple(json.loads(sys.argv[1]))):\n"
+    "        continue\n"
+    "    env = LogWrapper(jaxmarl.make(name))\n"
+    "    state = jax.eval_shape(env.reset, jax.random.PRNGKey(0))[1]\n"
+    "    acts = {a: env.action_space(a).sample(jax.random.PRNGKey(1)) for a in env.agents}\n"
+    "    info = jax.eval_shape(env.step, jax.random.PRNGKey(2), state, acts)[-1]\n"
+    "    out[name] = {k: [list(x.shape) for x in jax.tree.leaves(v)] for k, v in info.items()}\n"
+    "print(json.dumps(out))\n"
+)
+
+
+@pytest.mark.oracle
+def test_log_wrapper_info_has_jaxmarls_entries_and_shapes(tmp_path):
+    """JaxMARL's scripts reshape every info entry to one value per agent of the batch
+    (``x.reshape(NUM_ACTORS)``): the entries and their shapes are JaxMARL 0.2.0's, on every
+    environment both register, but for the differences listed above."""
+    # JaxRobotarium needs a package JaxMARL never published; LearnedPolicyEnemySMAX, a policy.
+    skip = ["JaxRobotarium", "LearnedPolicyEnemySMAX", *INFO_NOT_COMPARED]
+    script = tmp_path / "info_shapes.py"
+    script.write_text(INFO_SHAPES)
+    theirs = json.loads(run_oracle(script, json.dumps(skip), cwd=tmp_path).strip().splitlines()[-1])
+    names = sorted(theirs)
+    assert len(names) >= 20 and set(names) <= set(jaxmarl.registered_envs)
+    for name in names:
+        env = LogWrapper(jaxmarl.make(name))
+        state = jax.eval_shape(env.reset, jax.random.PRNGKey(0))[1]
+        acts = {a: env.action_space(a).sample(jax.random.PRNGKey(1)) for a in env.agents}
+        info = jax.eval_shape(env.step, jax.random.PRNGKey(2), state, acts)[-1]
+        ours = {k: [list(x.shape) for x in jax.tree.leaves(v)] for k, v in info.items()}
+        differ = INFO_DIFFERENCES.get(name, {})
+        assert {k: v for k, v in ours.items() if k not in differ} == {
+            k: v for k, v in theirs[name].items() if k not in differ
+        }, name
+        for key in differ:
+            assert (key in ours) != (key in theirs[name]), (name, key)  # the list stays true
+
+
+def test_wrappers_take_the_environments_own_state_as_jaxmarls_scripts_pass_it():
+    # ippo_rnn_smax.py: jax.vmap(env.get_avail_actions)(env_state.env_state)
+    env = jaxmarl.make("HeuristicEnemySMAX", scenario=None)
+    for wrapper in (LogWrapper, SMAXLogWrapper):
+        wrapped = wrapper(env)
+        obs, state = wrapped.reset(jax.random.PRNGKey(0))
+        for method in ("get_avail_actions", "get_obs"):
+            expected = getattr(env, method)(state.env_state)
+            assert_same_tree(getattr(wrapped, method)(state.env_state), expected)
+            assert_same_tree(getattr(wrapped, method)(state), expected)
 
 
 def test_mpe_log_wrapper_reports_returns_times_the_number_of_agents():

@@ -30,7 +30,7 @@ from jaxmarl.environments.overcooked_v2.layouts import Layout, get_layout
 from jaxmarl.environments.overcooked_v2.observations import GridEncoder
 from jaxmarl.environments.overcooked_v2.rules import transition
 from jaxmarl.environments.overcooked_v2.types import State
-from jaxmarl.environments.spaces import Box, Discrete
+from jaxmarl.environments.spaces import Box, Discrete, Space
 
 __all__ = ["ObservationType", "OvercookedV2"]
 
@@ -257,6 +257,15 @@ class OvercookedV2(MultiAgentEnv):
             shapes if isinstance(self.observation_type, list) else shapes[0]
         )
         self.action_spaces = {a: Discrete(C.NUM_ACTIONS) for a in self.agents}
+
+    def observation_space(self, agent: str | None = None) -> Space:
+        """The observation space of ``agent``; without one (JaxMARL 0.2.0's signature,
+        which its Overcooked V2 script calls so), the first agent's."""
+        return self.observation_spaces[self.agents[0] if agent is None else agent]
+
+    def action_space(self, agent: str | None = None) -> Space:
+        """The action space of ``agent`` (every cook's is the same); ``agent`` may be left out."""
+        return self.action_spaces[self.agents[0] if agent is None else agent]
 
     def _check_buffer(self, buffer: State) -> None:
         if not isinstance(buffer, State):
