@@ -15,6 +15,7 @@ from jaxmarl.environments.spaces import Box, Discrete, MultiDiscrete
 from jaxmarl.wrappers.baselines import (
     LIBRARY_INFO_KEYS,
     CTRolloutManager,
+    JaxMARLWrapper,
     LogWrapper,
     MPELogWrapper,
     SMAXLogWrapper,
@@ -139,6 +140,18 @@ def test_log_wrapper_info_has_jaxmarls_entries_and_shapes(tmp_path):
         }, name
         for key in differ:
             assert (key in ours) != (key in theirs[name]), (name, key)  # the list stays true
+
+
+def test_a_wrapper_written_for_jaxmarl_works_inside_ours():
+    class WorldState(JaxMARLWrapper):  # JaxMARL 0.2.0's step signature, as mappo_rnn_mpe.py's wrapper
+        def step(self, key, state, action):
+            obs, state, reward, done, info = self._env.step(key, state, action)
+            return obs, state, reward, done, {**info, "seen": jnp.ones(2)}
+
+    acts = {"a": jnp.int32(1), "b": jnp.int32(0)}
+    for wrapper in (LogWrapper, MPELogWrapper, SMAXLogWrapper):
+        info = rollout(wrapper(WorldState(CounterEnv(max_steps=3))), 3, acts)[-1]
+        assert bool(info["returned_episode"][0]) and info["seen"].shape == (2,)
 
 
 def test_wrappers_take_the_environments_own_state_as_jaxmarls_scripts_pass_it():
