@@ -214,6 +214,26 @@ def test_gae_matches_a_python_loop():
     np.testing.assert_allclose(targets, expected + values, rtol=1e-5, atol=1e-6)
 
 
+def test_returns_run_to_the_episodes_end_also_for_agents_that_died():
+    """Advantages are cut where the episode ends (done["__all__"]), not where an agent's
+    own episode does: a SMAX unit that dies mid-battle shares the team's later rewards,
+    as in JaxMARL's scripts (cut at its death, IPPO-RNN on 2s3z had half the return after 1e6 steps)."""
+    from baselines import actor_critic
+
+    config = load_config("ippo_ff", "smax_2s3z", **tiny(NUM_ENVS=4, NUM_STEPS=96, TOTAL_TIMESTEPS=384))
+    s = actor_critic.setup(config)
+    rollout = actor_critic.make_rollout(config, s)
+    _, traj, episodes, _ = fast_jit(rollout.collect)(ppo.make_learner(config).init(jax.random.PRNGKey(0)))
+    done = np.asarray(traj.done).reshape(96, 4, 5)  # (steps, envs, agents)
+    ended = np.asarray(episodes[0]).reshape(96, 4, 5)  # returned_episode: the episode ended
+    np.testing.assert_array_equal(done, ended)
+    assert np.all(done == done[..., :1]) and done.any()
+    # Dead units (only the no-op, stop, is legal) on steps that are not episode ends.
+    avail = np.asarray(traj.avail).reshape(96, 4, 5, -1)
+    dead = avail.sum(-1) == 1
+    assert np.any(dead & ~done)
+
+
 @pytest.mark.parametrize("alg", ["ippo_ff", "mappo_rnn"])
 def test_truncations_bootstrap_from_the_final_observation_only_when_they_happen(alg, monkeypatch):
     """The critic values info["final_obs"] only on steps where some episode was truncated
