@@ -266,7 +266,9 @@ class CTRolloutManager(JaxMARLWrapper):
     Steps ``batch_size`` copies of ``env`` at once and, as in JaxMARL 0.2.0: flattens
     each agent's observation, zero-pads it to the longest and appends a one-hot agent
     id (``preprocess_obs``); zeroes the observations of agents that are done; adds
-    ``obs["__all__"]`` (the environment's global state, ``env.get_global_state``) and
+    ``obs["__all__"]`` (the agents' raw observations flattened and concatenated in agent
+    order; for SMAX, which put its world state in the observations there, the
+    environment's ``get_global_state``) and
     ``reward["__all__"]`` (the sum of the training agents' rewards, or the first
     training agent's for SMAX, Overcooked and Hanabi, whose agents share one reward).
     Discrete action spaces only.
@@ -297,9 +299,11 @@ class CTRolloutManager(JaxMARLWrapper):
         )
 
     def global_state(self, obs: dict[str, jax.Array], state: Any) -> jax.Array:
-        """The centralised state of one environment."""
-        del obs
-        return self._env.get_global_state(state)
+        """The centralised state of one environment: JaxMARL's, the concatenated
+        observations (SMAX: ``get_global_state``, in place of its ``obs["world_state"]``)."""
+        if "smax" in self._env.name.lower():
+            return self._env.get_global_state(state)
+        return jnp.concatenate([jnp.ravel(obs[a]) for a in self.agents], axis=-1)
 
     def get_valid_actions(self, state: Any) -> dict[str, jax.Array]:
         """Per-agent legal-action masks of the batch, ``(batch_size, n)`` each."""

@@ -203,13 +203,25 @@ def test_ct_rollout_manager_pads_observations_adds_ids_global_state_and_reward()
         np.testing.assert_array_equal(obs[agent][:, :n], raw[agent])
         np.testing.assert_array_equal(obs[agent][:, n:16], 0.0)
         np.testing.assert_array_equal(obs[agent][:, 16:], np.tile(np.eye(env.num_agents)[i], (3, 1)))
-    np.testing.assert_allclose(obs["__all__"], jax.vmap(env.get_global_state)(state))
+    # JaxMARL's global state: the raw observations concatenated (16 + 16 + 16 + 14 numbers)
+    np.testing.assert_array_equal(obs["__all__"], np.concatenate([raw[a] for a in env.agents], axis=-1))
+    assert obs["__all__"].shape == (3, 62)
     actions = {a: manager.batch_sample(jax.random.PRNGKey(i), a) for i, a in enumerate(env.agents)}
     assert actions[env.agents[0]].shape == (3,)
     obs, state, reward, done, info = manager.batch_step(jax.random.PRNGKey(1), state, actions)
     np.testing.assert_allclose(reward["__all__"], sum(reward[a] for a in env.agents), rtol=1e-6)
     masks = manager.get_valid_actions(state)
     assert masks[env.agents[0]].shape == (3, 5)
+
+
+def test_ct_rollout_manager_takes_smaxs_world_state_from_get_global_state():
+    # JaxMARL's SMAX put its world state in obs["world_state"], which its manager read
+    env = jaxmarl.make("HeuristicEnemySMAX", scenario=None)
+    manager = CTRolloutManager(SMAXLogWrapper(env), batch_size=2)
+    obs, state = manager.batch_reset(jax.random.PRNGKey(0))
+    np.testing.assert_array_equal(obs["__all__"], jax.vmap(env.get_global_state)(state.env_state))
+    masks = manager.get_valid_actions(state.env_state)  # as the Q-learning scripts call it
+    np.testing.assert_array_equal(masks["ally_0"], jax.vmap(env.get_avail_actions)(state.env_state)["ally_0"])
 
 
 def test_overcooked_v2_log_wrapper_files_each_episode_return_under_its_recipe():
