@@ -109,33 +109,17 @@ class LogWrapper(_LogWrapper):
     ``final_obs`` and ``truncated`` for bootstrapping, the episode metrics ...). Use
     :class:`jaxmarl.wrappers.LogWrapper` for those."""
 
-    @partial(jax.jit, static_argnums=(0,))
-    def step(
-        self,
-        key: jax.Array,
-        state: LogEnvState,
-        actions: dict[str, jax.Array],
-        reset_state: Any | None = None,
-    ) -> tuple[Any, LogEnvState, Any, Any, dict[str, Any]]:
-        obs, state, reward, done, info = super().step(key, state, actions, reset_state)
-        return obs, state, reward, done, {k: v for k, v in info.items() if k not in LIBRARY_INFO_KEYS}
+    def _finish_info(self, info: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in info.items() if k not in LIBRARY_INFO_KEYS}
 
 
 class MPELogWrapper(LogWrapper):
     """:class:`LogWrapper` whose logged returns are multiplied by the number of agents
     (MPE's shared reward as the on-policy MAPPO codebase reports it)."""
 
-    @partial(jax.jit, static_argnums=(0,))
-    def step(
-        self,
-        key: jax.Array,
-        state: LogEnvState,
-        actions: dict[str, jax.Array],
-        reset_state: Any | None = None,
-    ) -> tuple[Any, LogEnvState, Any, Any, dict[str, Any]]:
-        obs, state, reward, done, info = super().step(key, state, actions, reset_state)
-        info["returned_episode_returns"] = info["returned_episode_returns"] * self._env.num_agents
-        return obs, state, reward, done, info
+    def _finish_info(self, info: dict[str, Any]) -> dict[str, Any]:
+        info = super()._finish_info(info)
+        return {**info, "returned_episode_returns": info["returned_episode_returns"] * self._env.num_agents}
 
 
 @struct.dataclass

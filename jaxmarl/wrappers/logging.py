@@ -129,7 +129,11 @@ class LogWrapper(Wrapper):
         info["returned_episode_returns"] = state.returned_episode_returns
         info["returned_episode_lengths"] = jnp.full((n,), state.returned_episode_lengths)
         info["returned_episode_metrics"] = state.returned_episode_metrics
-        return obs, state, reward, done, info
+        return obs, state, reward, done, self._finish_info(info)
+
+    def _finish_info(self, info: dict[str, Any]) -> dict[str, Any]:
+        """The ``info`` ``step`` returns, from the one it built (subclasses adapt it)."""
+        return info
 
     def _metric_rules(self) -> dict[str, str]:
         """The wrapped environment's ``episode_metrics`` (name -> "sum" | "last")."""
