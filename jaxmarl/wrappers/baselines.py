@@ -275,7 +275,11 @@ class CTRolloutManager(JaxMARLWrapper):
         self.obs_size = self.max_obs_length + (len(self.agents) if self.preprocess_obs else 0)
         self.agents_one_hot = {a: oh for a, oh in zip(self.agents, jnp.eye(len(self.agents)), strict=True)}
         self.valid_actions = {a: jnp.arange(self.action_space(a).n) for a in self.agents}
-        shared = any(key in env.name.lower() for key in ("smax", "overcooked", "hanabi"))
+        # JaxMARL 0.2.0's rules, by environment name: SMAX put its world state in the
+        # observations (here: get_global_state); SMAX, Overcooked and Hanabi share one reward.
+        name = env.name.lower()
+        self.state_from_env = "smax" in name
+        shared = any(key in name for key in ("smax", "overcooked", "hanabi"))
         self.global_reward = (
             (lambda reward: reward[self.training_agents[0]])
             if shared
@@ -285,7 +289,7 @@ class CTRolloutManager(JaxMARLWrapper):
     def global_state(self, obs: dict[str, jax.Array], state: Any) -> jax.Array:
         """The centralised state of one environment: JaxMARL's, the concatenated
         observations (SMAX: ``get_global_state``, in place of its ``obs["world_state"]``)."""
-        if "smax" in self._env.name.lower():
+        if self.state_from_env:
             return self._env.get_global_state(state)
         return jnp.concatenate([jnp.ravel(obs[a]) for a in self.agents], axis=-1)
 
