@@ -41,7 +41,7 @@ import numpy as np
 
 from jaxmarl.environments.multi_agent_env import MultiAgentEnv
 from jaxmarl.environments.nmmo import actions as act
-from jaxmarl.environments.nmmo import combat, npc, survival, terrain
+from jaxmarl.environments.nmmo import combat, npc, rng, survival, terrain
 from jaxmarl.environments.nmmo import constants as C
 from jaxmarl.environments.nmmo import events as ev
 from jaxmarl.environments.nmmo import observation as obs_ops
@@ -372,7 +372,7 @@ class NeuralMMO(MultiAgentEnv):
         """The tick advances; depleted tiles respawn; listings older than 3 ticks expire."""
         step = state.step + 1
         depleted = state.tile != state.tile_base
-        grows = jax.random.uniform(key, state.tile.shape) < jnp.asarray(C.RESPAWN_PROB)[state.tile]
+        grows = rng.uniform(rng.hashed_bits(key, state.tile.shape)) < jnp.asarray(C.RESPAWN_PROB)[state.tile]
         tile = jnp.where(depleted & grows, state.tile_base, state.tile)
         expired = (state.inv_price > 0) & (step - state.inv_listed_tick > C.LISTING_DURATION)
         return state.replace(step=step, tile=tile, inv_price=jnp.where(expired, 0, state.inv_price))
