@@ -65,14 +65,17 @@ def measure_ours(
 
     def actions(key: jax.Array, state: Any) -> dict[str, jax.Array]:
         # Every head's mask is computed (Neural MMO's observation carries all its action
-        # targets; the barrier keeps XLA from dropping the heads not drawn), noise is
-        # drawn only for the heads drawn (the others keep their no-op).
+        # targets; the barrier keeps XLA from dropping the heads not drawn). Each drawn
+        # head takes the k-th allowed entry for one uniform k, as the peer does
+        # (``legal[rng.integers(legal.size)]``); the other heads keep their no-op.
         masks = jax.lax.optimization_barrier(obs_ops.action_masks(env.config, state))[:, :used]
-        score = jnp.where(masks, jax.random.gumbel(key, masks.shape), -jnp.inf)
-        picked = {h: jnp.argmax(score[:, bounds[h] : bounds[h + 1]], -1) for h in (0, 1, 2)}
+        u = jax.random.uniform(key, (num_agents, 3))
         a = jnp.tile(noop, (num_agents, 1))
-        for h, v in picked.items():
-            a = a.at[:, h].set(v.astype(jnp.int32))
+        for h in (0, 1, 2):
+            head = masks[:, bounds[h] : bounds[h + 1]]
+            rank = jnp.cumsum(head, -1, dtype=jnp.int32)
+            k = jnp.floor(u[:, h] * rank[:, -1]).astype(jnp.int32)
+            a = a.at[:, h].set(jnp.argmax(head & (rank > k[:, None]), -1).astype(jnp.int32))
         return {agent: a[i] for i, agent in enumerate(env.agents)}
 
     def rollout(key: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -80,18 +83,20 @@ def measure_ours(
         _, states = jax.vmap(env.reset)(keys)
 
         def body(carry: tuple[Any, jax.Array], key: jax.Array) -> tuple[tuple[Any, jax.Array], None]:
-            states, total = carry
+            states, _ = carry
             k_act, k_step = jax.random.split(key)
             acts = jax.vmap(actions)(jax.random.split(k_act, num_worlds), states)
             obs, states, *_ = jax.vmap(env.step)(jax.random.split(k_step, num_worlds), states, acts)
-            # The observations are stacked as a learner would and then used, so XLA cannot
-            # drop them (Neural MMO computes its observations at every step too). The
-            # barrier keeps XLA from splitting the sum into one reduction per agent's slice.
-            batch = jax.lax.optimization_barrier(jnp.stack([obs[a] for a in env.agents], 1))
-            return (states, total + batch.sum()), None
+            # The observations are stacked as a learner would and carried to the next step
+            # (where a learner's policy reads them) and out of the rollout, so XLA must
+            # build every one of them in full at every step (Neural MMO computes its
+            # observations at every step too), and the harness adds no pass over them.
+            return (states, jnp.stack([obs[a] for a in env.agents], 1)), None
 
-        (states, total), _ = jax.lax.scan(body, (states, jnp.zeros(())), jax.random.split(key, num_steps))
-        return states.step.sum(), total
+        obs_size = env.observation_space(env.agents[0]).shape[0]
+        init = (states, jnp.zeros((num_worlds, num_agents, obs_size), jnp.float32))
+        (states, last_obs), _ = jax.lax.scan(body, init, jax.random.split(key, num_steps))
+        return states.step.sum(), last_obs
 
     run = jax.jit(rollout)
     t0 = time.perf_counter()
