@@ -36,18 +36,34 @@ from jaxmarl.environments.nmmo.types import State
 _NEIGHBOURS = ((-1, 0), (1, 0), (0, -1), (0, 1))  # Neural MMO's harvest_adjacent order
 
 
-def _claims(config: Config, pos: jax.Array, able: jax.Array, tile_ok: jax.Array, adjacent: bool) -> jax.Array:
-    """``(S, S)`` lowest player index claiming each tile that satisfies ``tile_ok``
-    (``P`` where nobody does): players stand on it, or next to it when ``adjacent``."""
+def _harvest(
+    config: Config,
+    pos: jax.Array,
+    able: jax.Array,
+    tile: jax.Array,
+    material: int,
+    depleted: int,
+    adjacent: bool,
+) -> tuple[jax.Array, jax.Array]:
+    """Players take the ``material`` tiles they stand on (or stand next to when
+    ``adjacent``), the lowest player index first where several reach for one tile.
+    Returns ``(P,)`` which players took one and the map with every taken tile turned
+    ``depleted``. Only the players' tiles are read and written (a scatter-min of their
+    indices decides each contested tile), not the whole map."""
     size, num = config.map_size, pos.shape[0]
     claim = jnp.full((size, size), num, jnp.int32)
-    offsets = _NEIGHBOURS if adjacent else ((0, 0),)
     index = jnp.arange(num, dtype=jnp.int32)
-    for dr, dc in offsets:
+    targets = []
+    for dr, dc in _NEIGHBOURS if adjacent else ((0, 0),):
         r, c = pos[:, 0] + dr, pos[:, 1] + dc
-        ok = able & tile_ok[r, c]
-        claim = claim.at[jnp.where(ok, r, size), c].min(index, mode="drop")
-    return claim
+        ok = able & (tile[r, c] == material)
+        targets.append((jnp.where(ok, r, size), c))  # row ``size``: no claim (dropped)
+        claim = claim.at[targets[-1]].min(index, mode="drop")
+    got = jnp.zeros(num, bool)
+    for r, c in targets:
+        got = got | (claim.at[r, c].get(mode="fill", fill_value=num) == index)
+        tile = tile.at[r, c].set(depleted, mode="drop")
+    return got, tile
 
 
 def update_entities(key: jax.Array, config: Config, state: State) -> tuple[State, list[Events]]:
@@ -89,7 +105,6 @@ def update_entities(key: jax.Array, config: Config, state: State) -> tuple[State
     tile = state.tile
     batches: list[Events] = []
     ids = state.ent_id[:P]
-    me = jnp.arange(P)
     # Which resource each player gathers: fishing (next to it) and at most one
     # profession on its own tile (a tile has one material).
     harvested = jnp.zeros(P, bool)
@@ -102,11 +117,8 @@ def update_entities(key: jax.Array, config: Config, state: State) -> tuple[State
         "level": jnp.ones(P, jnp.int32),
     }
     for skill, material, tool, drop, weapon, xp, adjacent in C.GATHERING:
-        claim = _claims(config, pos, player_alive, tile == material, adjacent)
-        got = jnp.zeros(P, bool)
-        for dr, dc in _NEIGHBOURS if adjacent else ((0, 0),):
-            got = got | (player_alive & (claim[pos[:, 0] + dr, pos[:, 1] + dc] == me))
-        tile = jnp.where(claim < P, C.DEPLETED_FORM[material], tile)
+        depleted = int(C.DEPLETED_FORM[material])
+        got, tile = _harvest(config, pos, player_alive, tile, material, depleted, adjacent)
         tool_level = inv_ops.held_tool_level(inv, tool)
         level = jnp.where(tool_level > 0, jnp.minimum(1 + tool_level, C.LEVEL_MAX), 1)
         xp_gain = xp_gain.at[:, skill].add(jnp.where(got, xp, 0))
@@ -148,9 +160,7 @@ def update_entities(key: jax.Array, config: Config, state: State) -> tuple[State
     drinks = drinker & near_water
     water = jnp.maximum(state.ent_water[:P] - C.RESOURCE_DEPLETION, 0)
     water = jnp.where(drinks, C.RESOURCE_BASE, jnp.where(drinker, water, state.ent_water[:P]))
-    claim = _claims(config, pos, drinker, tile == C.FOLIAGE, False)
-    eats = drinker & (claim[pos[:, 0], pos[:, 1]] == jnp.arange(P))
-    tile = jnp.where(claim < P, C.SCRUB, tile)
+    eats, tile = _harvest(config, pos, drinker, tile, C.FOLIAGE, C.SCRUB, False)
     food = jnp.maximum(state.ent_food[:P] - C.RESOURCE_DEPLETION, 0)
     food = jnp.where(eats, C.RESOURCE_BASE, jnp.where(drinker, food, state.ent_food[:P]))
     batches.append(events(drinks, ids, tick, C.DRINK_WATER))

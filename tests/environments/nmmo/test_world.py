@@ -116,6 +116,23 @@ def test_fishing_harvests_every_adjacent_fish_for_one_leveled_ration(env, step):
     assert {int(new.tile[MID - 1, 10]), int(new.tile[MID + 1, 10])} <= {C.OCEAN, C.FISH}
 
 
+def test_a_contested_resource_goes_to_the_lowest_id(env, step):
+    # Agents 0 and 1 both stand next to the fish at (MID, 11); agents 2 and 3 share an
+    # ore tile. Neural MMO's players update in id order, so the first in each pair takes it.
+    pos = np.array([A0, [MID, 12], [MID, 14], [MID, 14], [9, 9], [9, 9]], np.int32)
+    tiles = set_tiles(env, {(MID, 11): C.FISH, (MID, 14): C.ORE})
+    state = world(env, ent_pos=pos, next_item_uid=np.array(1, np.int32), **tiles)
+    _, new, *_ = play(env, step, state)
+    harvests = np.asarray(new.event_counts[:, C.HARVEST_ITEM]).tolist()
+    assert harvests == [1, 0, 1, 0]
+    assert int(new.inv_type[0, 0]) == C.RATION and int(new.inv_type[2, 0]) == C.WHETSTONE
+    assert np.asarray(new.ent_exp[:P, C.FISHING]).tolist() == [C.CONSUMABLE_XP, 0, 0, 0]
+    assert int(new.tile[MID, 11]) in (C.OCEAN, C.FISH) and int(new.tile[MID, 14]) in (C.SLAG, C.ORE)
+    # Only the taken tiles change.
+    changed = np.argwhere(np.asarray(new.tile) != np.asarray(state.tile)).tolist()
+    assert changed in ([[MID, 11], [MID, 14]], [[MID, 11]], [[MID, 14]], [])
+
+
 def _attack(target_row: int, style: int) -> np.ndarray:
     actions = noop()
     actions[0, C.H_ATTACK_STYLE] = style
