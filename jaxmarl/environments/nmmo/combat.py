@@ -113,15 +113,21 @@ def resolve(
         still_valid = possible & (i_health > 0) & (t_health > 0)
         return still_valid, (level, exp, t_level, dmg, hurt, t_health)
 
-    def changed(carry: tuple[jax.Array, jax.Array]) -> jax.Array:
+    # The carry is (next guess, guess, the outcome of guess): at the fixed point the two
+    # guesses agree and the outcome of the answer is already at hand.
+    def changed(carry: tuple) -> jax.Array:
         return jnp.any(carry[0] != carry[1])
 
-    def iterate(carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
-        return outcome(carry[0])[0], carry[0]
+    def iterate(carry: tuple) -> tuple:
+        guess = carry[0]
+        following, seen = outcome(guess)
+        return following, guess, seen
 
     valid0 = possible & (health > 0) & (health[tt] > 0)
-    valid, _ = jax.lax.while_loop(changed, iterate, (outcome(valid0)[0], valid0))
-    _, (level, exp, t_level, dmg, hurt, t_health) = outcome(valid)
+    next0, seen0 = outcome(valid0)
+    _, valid, (level, exp, t_level, dmg, hurt, t_health) = jax.lax.while_loop(
+        changed, iterate, (next0, valid0, seen0)
+    )
     gains = valid & i_player
     killed = hurt & (t_health - dmg <= 0)
 
