@@ -84,9 +84,20 @@ def resolve(
     gear_defense = inv_ops.equipment_defense(inv)[tp]  # ammunition, the only gear used up, has none
     new_level, new_exp, levels_up = inv_ops.add_xp(level_s, state.ent_exp[idx, style], C.COMBAT_XP)
     target_attacked_first = (tt < idx)[:, None]  # the target's own attack came earlier
-    earlier = idx[None, :] < idx[:, None]  # [k, j]: attack j comes before attack k
-    on_same_target = earlier & (tt[None, :] == tt[:, None])
-    on_attacker = earlier & (tt[None, :] == idx[:, None])
+    # The hits an attack's target and its attacker took from earlier attacks, as sums
+    # over the attacks sorted by (target, attacker): attacks on one target are a run,
+    # ordered as they act. For attack k, the earlier attacks on its target are its run's
+    # entries before it, and the earlier attacks on its attacker are the first entries of
+    # the run on target k, up to attacker k. Sums of a run's entries are differences of
+    # one running sum (``pre``), so no E x E table is built.
+    by_target = tt * E + idx
+    order = jnp.argsort(by_target)
+    sorted_key = by_target[order]
+    run_start = jnp.searchsorted(sorted_key, tt[order] * E)  # first attack on the same target
+    own_start = jnp.zeros(E, jnp.int32).at[order].set(run_start.astype(jnp.int32))
+    own_pos = jnp.zeros(E, jnp.int32).at[order].set(jnp.arange(E, dtype=jnp.int32))
+    on_me_start = jnp.searchsorted(sorted_key, idx * E)  # first attack on attacker k
+    on_me_end = jnp.searchsorted(sorted_key, idx * E + idx)  # ... up to attacker k
     health = state.ent_health
 
     def outcome(valid: jax.Array) -> tuple:
@@ -107,9 +118,10 @@ def resolve(
         raw = jnp.maximum(mult * offense - defense, offense * C.MINIMUM_DAMAGE_PROPORTION)
         dmg = jnp.maximum(raw.astype(jnp.int32), 0)
         hurt = valid & ~state.ent_immortal[tt]
-        hits = jnp.where(hurt, dmg, 0)[None, :]
-        t_health = health[tt] - jnp.sum(jnp.where(on_same_target, hits, 0), -1)
-        i_health = health - jnp.sum(jnp.where(on_attacker, hits, 0), -1)
+        hits = jnp.where(hurt, dmg, 0)
+        pre = jnp.concatenate([jnp.zeros(1, jnp.int32), jnp.cumsum(hits[order], dtype=jnp.int32)])
+        t_health = health[tt] - (pre[own_pos] - pre[own_start])
+        i_health = health - (pre[on_me_end] - pre[on_me_start])
         still_valid = possible & (i_health > 0) & (t_health > 0)
         return still_valid, (level, exp, t_level, dmg, hurt, t_health)
 
