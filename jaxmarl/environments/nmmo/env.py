@@ -213,9 +213,12 @@ class NeuralMMO(MultiAgentEnv):
             seize_tick=jnp.zeros(len(cfg.seize_targets), jnp.int32),
             died_this_tick=jnp.zeros(P, bool),
             step=jnp.array(0, jnp.int32),
+            obs_entities=jnp.full((P, C.PLAYER_N_OBS), -1, jnp.int32),  # set below
+            obs_market=jnp.full((C.MARKET_N_OBS,), -1, jnp.int32),
         )
         state = npc.spawn(k_npc, cfg, state)
         state = self.assign_tasks(state, self._sample_tasks(k_task))
+        state = obs_ops.with_observed_rows(cfg, state)
         return self.get_obs(state), state
 
     def _sample_tasks(self, key: jax.Array) -> jax.Array:
@@ -245,9 +248,8 @@ class NeuralMMO(MultiAgentEnv):
         a = jnp.stack([jnp.asarray(actions[agent], jnp.int32) for agent in self.agents])
         k_npc, k_update, k_buy, k_combat, k_tiles, k_spawn = jax.random.split(key, 6)
 
-        # What the agents saw: their action arguments index these.
-        seen = obs_ops.visible_entities(cfg, state)
-        market = obs_ops.market_rows(cfg, state)
+        # What the agents saw: their action arguments index these rows.
+        seen, market = state.obs_entities, state.obs_market
         start_uid = state.inv_uid
 
         def entity_arg(head: int) -> jax.Array:
@@ -296,6 +298,7 @@ class NeuralMMO(MultiAgentEnv):
             task_progress=task_progress, task_completed_tick=completed_tick, task_timer=timer
         )
 
+        state = obs_ops.with_observed_rows(cfg, state)
         obs = self.get_obs(state)
         rewards = {agent: reward[i] for i, agent in enumerate(self.agents)}
         dones = {agent: ~alive[i] for i, agent in enumerate(self.agents)}

@@ -87,6 +87,17 @@ class State:
         seize_tick: ``(K,)`` tick it was seized.
         died_this_tick: ``(P,)`` bool, players that died in the last step.
         step: ``()`` ticks taken (Neural MMO's ``realm.tick``).
+        obs_entities: ``(P, 100)`` entity index of each row of the ``Entity`` table this
+            state was observed with (-1 pads; ``observation.visible_entities``).
+        obs_market: ``(384,)`` flat ``player * 12 + slot`` of each ``Market`` row it was
+            observed with (-1 pads; ``observation.market_rows``).
+
+    The last two are derived: ``reset``, ``step`` and ``tasks.testing.make_state`` set them
+    from the rest (``observation.with_observed_rows``). The observation and action masks
+    are built from them, and the next step resolves the action arguments that index
+    ``Entity`` or ``Market`` rows (attack, give and gold targets, buy) against them: the
+    rows the agents were shown. A state edited by hand (positions, aliveness, listings)
+    needs ``with_observed_rows`` again before it is observed or stepped.
     """
 
     tile: jax.Array
@@ -141,6 +152,8 @@ class State:
     seize_tick: jax.Array
     died_this_tick: jax.Array
     step: jax.Array
+    obs_entities: jax.Array
+    obs_market: jax.Array
 
     if TYPE_CHECKING:  # provided by flax.struct at runtime
 

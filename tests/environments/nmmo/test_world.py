@@ -175,6 +175,47 @@ def test_spawn_immunity_protects_young_players_from_players(env, step):
     assert int(new.ent_health[1]) == 100 and int(new.hits.sum()) == 0
 
 
+def test_actions_name_the_entity_rows_the_agents_were_shown(env, step):
+    """An attack target is a row of the ``Entity`` table the agent was shown
+    (``state.obs_entities``), not of one listed again from the state at the step."""
+    state = world(env)
+    shown = np.array(state.obs_entities)
+    assert shown[0, :4].tolist() == [0, 1, 2, 3]  # itself, then agents 1, 2, 3 by id
+    # Shown in another order: row 2 was agent 1 (2 tiles away), row 1 agent 2 (4 away,
+    # beyond melee reach). Attacking row 2 hits agent 1.
+    shown[0, 1:3] = [2, 1]
+    state = state.replace(obs_entities=jnp.asarray(shown))
+    _, new, *_ = play(env, step, state, _attack(2, C.MELEE))
+    assert int(new.hits[0, C.MELEE]) == 1 and int(new.ent_health[1]) < 100
+    assert int(new.ent_health[2]) == 100
+
+
+def test_the_shown_rows_are_the_observation_of_every_state(env, step):
+    """After ``reset``, ``make_state`` and every step, ``obs_entities``/``obs_market`` list the visible
+    entities and the market as computed from the state, and the observation's ``Entity``
+    and ``Market`` tables hold exactly those rows."""
+    from jaxmarl.environments.nmmo.observation import entity_table, market_rows, visible_entities
+
+    _, reset = env.reset(jax.random.PRNGKey(3))
+    np.testing.assert_array_equal(np.asarray(reset.obs_entities), visible_entities(env.config, reset))
+    state = world(env, **items((0, 0, C.RATION, 1, 1, 1), (2, 0, C.POTION, 1, 1, 2)))
+    sells = noop()
+    sells[:, C.H_SELL_ITEM], sells[:, C.H_SELL_PRICE] = 0, 4
+    for t in range(3):  # a built state, then after steps 1 and 2
+        seen = np.asarray(visible_entities(env.config, state))
+        np.testing.assert_array_equal(np.asarray(state.obs_entities), seen, err_msg=f"tick {t}")
+        market = np.asarray(market_rows(env.config, state))
+        np.testing.assert_array_equal(np.asarray(state.obs_market), market, err_msg=f"tick {t}")
+        tables = env.unflatten_obs(jnp.stack(list(env.get_obs(state).values())))
+        rows = np.asarray(entity_table(state))
+        expect = np.where((seen >= 0)[..., None], rows[np.maximum(seen, 0)], 0)
+        alive = np.asarray(state.ent_alive[:P])[:, None, None]
+        entity = np.asarray(tables["Entity"])
+        np.testing.assert_array_equal(entity, np.where(alive, expect, 0), err_msg=f"tick {t}")
+        _, state, *_ = play(env, step, state, sells, seed=t)
+    assert int((np.asarray(state.obs_market) >= 0).sum()) > 0  # the sells were listed and shown
+
+
 def test_a_kill_loots_gold_and_items_and_ends_the_victims_episode(env, step):
     loot = items((1, 0, C.RATION, 2, 1, 1), (1, 1, C.ARROW, 1, 5, 2))
     gold = np.array([1, 7, 1, 1, 0, 0], np.int32)

@@ -15,11 +15,13 @@ import numpy as np
 
 from jaxmarl.environments.nmmo import constants as K
 from jaxmarl.environments.nmmo.config import Config
+from jaxmarl.environments.nmmo.observation import with_observed_rows
 from jaxmarl.environments.nmmo.types import State
 
 
 def default_fields(config: Config) -> dict[str, np.ndarray]:
-    """The default value of every ``State`` field for ``config`` (NumPy arrays)."""
+    """The default value of every ``State`` field for ``config`` (NumPy arrays), except
+    the ones ``make_state`` derives (``DERIVED``)."""
     P, N, S = config.num_agents, config.num_npcs, config.map_size
     E, I, T = P + N, K.INVENTORY_CAPACITY, config.tasks_per_agent
     L, NK = config.log_capacity, len(config.seize_targets)
@@ -88,10 +90,17 @@ def default_fields(config: Config) -> dict[str, np.ndarray]:
     }
 
 
+DERIVED = ("obs_entities", "obs_market")
+
+
 def make_state(config: Config, **fields: Any) -> State:
     """A ``State`` for ``config``: the defaults above with ``fields`` replaced (each must
-    have the default's shape; it is cast to the default's dtype)."""
+    have the default's shape; it is cast to the default's dtype). The rows its
+    observation shows (``obs_entities``, ``obs_market``) are derived from the rest."""
     values = default_fields(config)
+    derived = set(fields) & set(DERIVED)
+    if derived:
+        raise TypeError(f"make_state: {sorted(derived)} are derived from the other fields; do not pass them")
     unknown = set(fields) - set(values)
     if unknown:
         raise TypeError(f"make_state: unknown State fields {sorted(unknown)}")
@@ -100,4 +109,9 @@ def make_state(config: Config, **fields: Any) -> State:
         if arr.shape != values[name].shape:
             raise ValueError(f"make_state: {name} must have shape {values[name].shape}, got {arr.shape}")
         values[name] = arr.astype(values[name].dtype)
-    return State(**{k: jnp.asarray(v) for k, v in values.items()})
+    placeholders = {
+        "obs_entities": jnp.full((config.num_agents, K.PLAYER_N_OBS), -1, jnp.int32),
+        "obs_market": jnp.full((K.MARKET_N_OBS,), -1, jnp.int32),
+    }
+    state = State(**{k: jnp.asarray(v) for k, v in values.items()}, **placeholders)
+    return with_observed_rows(config, state)
