@@ -191,9 +191,9 @@ def test_actions_name_the_entity_rows_the_agents_were_shown(env, step):
 
 
 def test_the_shown_rows_are_the_observation_of_every_state(env, step):
-    """After ``reset``, ``make_state`` and every step, ``obs_entities``/``obs_market`` list the visible
-    entities and the market as computed from the state, and the observation's ``Entity``
-    and ``Market`` tables hold exactly those rows."""
+    """After ``reset``, ``make_state`` and every step, ``obs_entities``/``obs_market``
+    list the visible entities and the market as computed from the state, and the
+    observation's ``Entity`` and ``Market`` tables hold exactly those rows."""
     from jaxmarl.environments.nmmo.observation import entity_table, market_rows, visible_entities
 
     _, reset = env.reset(jax.random.PRNGKey(3))
@@ -212,6 +212,10 @@ def test_the_shown_rows_are_the_observation_of_every_state(env, step):
         alive = np.asarray(state.ent_alive[:P])[:, None, None]
         entity = np.asarray(tables["Entity"])
         np.testing.assert_array_equal(entity, np.where(alive, expect, 0), err_msg=f"tick {t}")
+        uids = np.asarray(state.inv_uid).reshape(-1)  # Market column 0 is the item's id
+        listed = np.where(market >= 0, uids[np.maximum(market, 0)], 0)
+        shown_uids = np.asarray(tables["Market"])[..., 0]
+        np.testing.assert_array_equal(shown_uids, np.where(alive[..., 0], listed, 0), err_msg=f"tick {t}")
         _, state, *_ = play(env, step, state, sells, seed=t)
     assert int((np.asarray(state.obs_market) >= 0).sum()) > 0  # the sells were listed and shown
 
