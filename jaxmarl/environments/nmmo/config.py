@@ -146,5 +146,13 @@ class Config:
         return tuple(team_of)
 
     @property
+    def team_mates(self) -> tuple[tuple[int, ...], ...]:
+        """Each agent's team, itself included, as agent indices in increasing order."""
+        groups: dict[int, list[int]] = {}
+        for a, t in enumerate(self.team_of):
+            groups.setdefault(t, []).append(a)
+        return tuple(tuple(groups[t]) for t in self.team_of)
+
+    @property
     def num_teams(self) -> int:
         return self.num_agents if self.teams is None else len(self.teams)

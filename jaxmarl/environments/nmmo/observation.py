@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxmarl.environments.nmmo import constants as C
 from jaxmarl.environments.nmmo import inventory as inv_ops
@@ -160,9 +161,17 @@ def observe(
     market_idx = state.obs_market
     market = jnp.where((market_idx >= 0)[:, None], flat_items[jnp.maximum(market_idx, 0)], 0)
 
-    team = jnp.asarray(config.team_of)
-    mates = (team[:, None] == team[None, :]) & alive[None, :]
-    first = first_true(mates, C.COMMUNICATION_N_OBS)
+    # Team mates from a static (P, largest team) table, so the compaction below runs over
+    # a team's members rather than over every agent (one column with Neural MMO's default
+    # of one agent per team).
+    width = max(len(team) for team in config.team_mates)
+    members = np.full((P, width), -1, np.int32)
+    for a, team in enumerate(config.team_mates):
+        members[a, : len(team)] = team
+    living = jnp.asarray(members >= 0) & alive[np.maximum(members, 0)]
+    column = first_true(living, min(width, C.COMMUNICATION_N_OBS))
+    first = jnp.where(column >= 0, jnp.asarray(members)[jnp.arange(P)[:, None], jnp.maximum(column, 0)], -1)
+    first = jnp.pad(first, ((0, 0), (0, C.COMMUNICATION_N_OBS - first.shape[1])), constant_values=-1)
     comm_rows = jnp.stack([state.ent_id, state.ent_pos[:, 0], state.ent_pos[:, 1], state.ent_message], -1)[:P]
     comm = jnp.where((first >= 0)[..., None], comm_rows[jnp.maximum(first, 0)], 0)
 

@@ -220,6 +220,23 @@ def test_the_shown_rows_are_the_observation_of_every_state(env, step):
     assert int((np.asarray(state.obs_market) >= 0).sum()) > 0  # the sells were listed and shown
 
 
+def test_communication_lists_the_living_team_mates_in_id_order():
+    """``Communication`` rows: ``(id, row, col, message)`` of the observer's living team
+    mates (itself included) in id order, zero rows after; nobody from another team."""
+    teams = NeuralMMO(**SETTINGS, teams=((0, 2, 3), (1,)))
+    messages = np.array([5, 6, 7, 8, 0, 0], np.int32)
+    alive = np.array([True, True, False, True, False, False])
+    state = world(teams, ent_message=messages, ent_alive=alive)
+    comm = np.asarray(teams.unflatten_obs(jnp.stack(list(teams.get_obs(state).values())))["Communication"])
+    assert comm.shape == (P, 32, 4)
+    col = 10 + 2 * np.arange(P)
+    for observer, mates in {0: [0, 3], 1: [1], 3: [0, 3]}.items():
+        expect = [[m + 1, MID, col[m], messages[m]] for m in mates]
+        assert comm[observer, : len(mates)].tolist() == expect, observer
+        assert not comm[observer, len(mates) :].any(), observer
+    assert not comm[2].any()  # dead: zeros
+
+
 def test_a_kill_loots_gold_and_items_and_ends_the_victims_episode(env, step):
     loot = items((1, 0, C.RATION, 2, 1, 1), (1, 1, C.ARROW, 1, 5, 2))
     gold = np.array([1, 7, 1, 1, 0, 0], np.int32)
