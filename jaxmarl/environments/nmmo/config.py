@@ -10,6 +10,9 @@ config is built.
 from __future__ import annotations
 
 import dataclasses
+import functools
+
+import numpy as np
 
 from jaxmarl.environments.nmmo import constants as C
 
@@ -145,13 +148,17 @@ class Config:
                 team_of[a] = t
         return tuple(team_of)
 
-    @property
-    def team_mates(self) -> tuple[tuple[int, ...], ...]:
-        """Each agent's team, itself included, as agent indices in increasing order."""
-        groups: dict[int, list[int]] = {}
-        for a, t in enumerate(self.team_of):
-            groups.setdefault(t, []).append(a)
-        return tuple(tuple(groups[t]) for t in self.team_of)
+    @functools.cached_property
+    def team_mate_table(self) -> np.ndarray:
+        """``(P, largest team)`` int32: row ``a`` lists agent ``a``'s team, itself included,
+        as agent indices in increasing order, -1 pads."""
+        team = np.asarray(self.team_of)
+        same = team[:, None] == team[None, :]
+        rank = np.cumsum(same, axis=1) - 1
+        table = np.full((self.num_agents, int(same.sum(1).max())), -1, np.int32)
+        rows, cols = np.nonzero(same)
+        table[rows, rank[rows, cols]] = cols
+        return table
 
     @property
     def num_teams(self) -> int:

@@ -213,8 +213,7 @@ class NeuralMMO(MultiAgentEnv):
             seize_tick=jnp.zeros(len(cfg.seize_targets), jnp.int32),
             died_this_tick=jnp.zeros(P, bool),
             step=jnp.array(0, jnp.int32),
-            obs_entities=jnp.full((P, C.PLAYER_N_OBS), -1, jnp.int32),  # set below
-            obs_market=jnp.full((C.MARKET_N_OBS,), -1, jnp.int32),
+            **obs_ops.unobserved_rows(cfg),  # set below
         )
         state = npc.spawn(k_npc, cfg, state)
         state = self.assign_tasks(state, self._sample_tasks(k_task))

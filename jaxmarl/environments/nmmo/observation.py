@@ -71,6 +71,15 @@ def market_rows(config: Config, state: State) -> jax.Array:
     return first_true((state.inv_price > 0).reshape(-1), C.MARKET_N_OBS)
 
 
+def unobserved_rows(config: Config) -> dict[str, jax.Array]:
+    """Empty ``obs_entities`` and ``obs_market`` fields, to build a ``State`` with before
+    ``with_observed_rows`` fills them."""
+    return {
+        "obs_entities": jnp.full((config.num_agents, C.PLAYER_N_OBS), -1, jnp.int32),
+        "obs_market": jnp.full((C.MARKET_N_OBS,), -1, jnp.int32),
+    }
+
+
 def with_observed_rows(config: Config, state: State) -> State:
     """``state`` with ``obs_entities`` and ``obs_market`` (the rows its observation shows)
     computed from the rest of it. ``step`` computes them once per tick, for the
@@ -164,10 +173,8 @@ def observe(
     # Team mates from a static (P, largest team) table, so the compaction below runs over
     # a team's members rather than over every agent (one column with Neural MMO's default
     # of one agent per team).
-    width = max(len(team) for team in config.team_mates)
-    members = np.full((P, width), -1, np.int32)
-    for a, team in enumerate(config.team_mates):
-        members[a, : len(team)] = team
+    members = config.team_mate_table
+    width = members.shape[1]
     living = jnp.asarray(members >= 0) & alive[np.maximum(members, 0)]
     column = first_true(living, min(width, C.COMMUNICATION_N_OBS))
     first = jnp.where(column >= 0, jnp.asarray(members)[jnp.arange(P)[:, None], jnp.maximum(column, 0)], -1)

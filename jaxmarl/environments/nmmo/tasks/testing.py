@@ -15,7 +15,7 @@ import numpy as np
 
 from jaxmarl.environments.nmmo import constants as K
 from jaxmarl.environments.nmmo.config import Config
-from jaxmarl.environments.nmmo.observation import with_observed_rows
+from jaxmarl.environments.nmmo.observation import unobserved_rows, with_observed_rows
 from jaxmarl.environments.nmmo.types import State
 
 
@@ -109,9 +109,5 @@ def make_state(config: Config, **fields: Any) -> State:
         if arr.shape != values[name].shape:
             raise ValueError(f"make_state: {name} must have shape {values[name].shape}, got {arr.shape}")
         values[name] = arr.astype(values[name].dtype)
-    placeholders = {
-        "obs_entities": jnp.full((config.num_agents, K.PLAYER_N_OBS), -1, jnp.int32),
-        "obs_market": jnp.full((K.MARKET_N_OBS,), -1, jnp.int32),
-    }
-    state = State(**{k: jnp.asarray(v) for k, v in values.items()}, **placeholders)
+    state = State(**{k: jnp.asarray(v) for k, v in values.items()}, **unobserved_rows(config))
     return with_observed_rows(config, state)
