@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxmarl.environments.spaces import Box, Discrete, MultiDiscrete
+from jaxmarl.environments.spaces import Box, Dict, Discrete, MultiDiscrete, Tuple
 
 __all__ = ["AgentBatcher"]
 
@@ -60,6 +60,13 @@ class AgentBatcher:
         self.num_agents = len(self.agents)
         obs_spaces = [env.observation_space(a) for a in self.agents]
         act_spaces = [env.action_space(a) for a in self.agents]
+        structured = sorted({type(s).__name__ for s in obs_spaces if isinstance(s, (Dict, Tuple))})
+        if structured:
+            raise ValueError(
+                f"AgentBatcher stacks array observations; {type(env).__name__}'s are structured "
+                f"({structured}). Use the env's flat observation format "
+                "(for NeuralMMO, obs_format='flat', the default)"
+            )
         self._obs_sizes = [int(np.prod(s.shape)) for s in obs_spaces]
         self.head_sizes: tuple[int, ...] | None = None
         if all(isinstance(s, Discrete) for s in act_spaces):

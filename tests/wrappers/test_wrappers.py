@@ -223,3 +223,15 @@ def test_agent_batcher_rejects_mixed_action_kinds():
     env.action_spaces = {"a": Discrete(2), "b": Box(0.0, 1.0, (2,))}
     with pytest.raises(ValueError, match="mixes"):
         AgentBatcher(env)
+
+
+def test_agent_batcher_rejects_structured_observations():
+    """A Dict observation space (e.g. NeuralMMO's ``obs_format="tables"``) has no flat
+    size to stack; the batcher says so instead of reading its shape ``()`` as one number."""
+    from jaxmarl.environments.spaces import Box, Dict
+    from jaxmarl.wrappers import AgentBatcher
+
+    env = CounterEnv()
+    env.observation_spaces = {a: Dict({"x": Box(0.0, 1.0, (3,))}) for a in env.agents}
+    with pytest.raises(ValueError, match=r"structured.*obs_format='flat'"):
+        AgentBatcher(env)

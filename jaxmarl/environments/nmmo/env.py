@@ -48,9 +48,10 @@ from jaxmarl.environments.nmmo import observation as obs_ops
 from jaxmarl.environments.nmmo import tasks as task_api
 from jaxmarl.environments.nmmo.config import Config
 from jaxmarl.environments.nmmo.types import State
-from jaxmarl.environments.spaces import Box, MultiDiscrete
+from jaxmarl.environments.spaces import Box, Dict, MultiDiscrete, Space
 
 OBS_TABLES = ("Tile", "Entity", "Inventory", "Market", "Communication", "Task", "CurrentTick", "AgentId")
+OBS_FORMATS = ("flat", "tables")
 
 
 class NeuralMMO(MultiAgentEnv):
@@ -63,10 +64,16 @@ class NeuralMMO(MultiAgentEnv):
             settings (``Config``; defaults: Neural MMO's ``config.Default``).
         preset: ``"medium"`` (Neural MMO's Default/Medium, the default) or ``"small"``
             (its Small preset); explicit keywords override the preset.
-        obs_tables: the observation tables each agent's flat observation concatenates, in
-            order (default: all of ``OBS_TABLES``; ``obs_layout`` gives each table's offset
-            and shape, ``unflatten_obs`` splits an observation back). Leaving out the
-            ``Market`` (384 x 16) saves most of the observation's size.
+        obs_tables: the observation tables each agent observes, in order (default: all of
+            ``OBS_TABLES``). Leaving out the ``Market`` (384 x 16) saves most of the
+            observation's size.
+        obs_format: ``"flat"`` (the default): each agent's observation is one float32
+            vector concatenating its tables (``obs_layout`` gives each table's offset and
+            shape, ``unflatten_obs`` splits an observation back), what the baselines'
+            networks take. ``"tables"``: each agent's observation is a dict of the tables
+            as Neural MMO returns them (int16 tables, float32 ``Task``, int32
+            ``CurrentTick`` and ``AgentId``; a ``Dict`` observation space), half the bytes
+            and no concatenation, for networks that encode each table on its own.
         task_sampler: where each episode's tasks come from: a sampler
             (``tasks.uniform([...])``, ``tasks.learning_progress([...])``), a list of
             task specs or predicates (sampled uniformly), their data form for YAML
@@ -89,8 +96,11 @@ class NeuralMMO(MultiAgentEnv):
         preset: str = "medium",
         task_sampler: Any = None,
         obs_tables: tuple[str, ...] = OBS_TABLES,
+        obs_format: str = "flat",
         **settings: Any,
     ) -> None:
+        if obs_format not in OBS_FORMATS:
+            raise ValueError(f"NeuralMMO: obs_format must be one of {list(OBS_FORMATS)}, got {obs_format!r}")
         presets: dict[str, Callable[..., Config]] = {"medium": Config, "small": Config.small}
         if preset not in presets:
             raise ValueError(f"NeuralMMO: preset must be one of {sorted(presets)}, got {preset!r}")
@@ -99,6 +109,7 @@ class NeuralMMO(MultiAgentEnv):
         if unknown:
             raise TypeError(
                 f"NeuralMMO got unexpected keyword(s) {unknown}; accepted: preset, task_sampler, obs_tables, "
+                f"obs_format, "
                 f"{sorted(fields)}"
             )
         if "teams" in settings and settings["teams"] is not None:
@@ -135,7 +146,10 @@ class NeuralMMO(MultiAgentEnv):
         for name in tables:
             self.obs_layout[name] = (offset, shapes[name])
             offset += int(np.prod(shapes[name], dtype=np.int64))
-        space = Box(-np.inf, np.inf, (offset,), jnp.float32)
+        self.obs_format = obs_format
+        space: Space = Box(-np.inf, np.inf, (offset,), jnp.float32)
+        if obs_format == "tables":
+            space = Dict({name: _table_space(name, shapes[name]) for name in tables})
         self.observation_spaces = {a: space for a in self.agents}
         self.action_spaces = {a: MultiDiscrete(C.ACTION_NVEC) for a in self.agents}
         self.maps = terrain.generate_maps(config)
@@ -312,18 +326,30 @@ class NeuralMMO(MultiAgentEnv):
         }
         return obs, state, rewards, dones, info
 
-    def get_obs(self, state: State) -> dict[str, jax.Array]:
+    def get_obs(self, state: State) -> dict[str, Any]:
         P = self.config.num_agents
         rows = task_api.embed(self.task_table, state.task_index)
-        batched = obs_ops.observe(self.config, state, rows.reshape(P, -1), tuple(self.obs_layout))
+        flat_format = self.obs_format == "flat"
+        # The flat format gathers the Entity rows as float32, the dtype it concatenates in.
+        entity_dtype = jnp.float32 if flat_format else jnp.int16
+        batched = obs_ops.observe(
+            self.config, state, rows.reshape(P, -1), tuple(self.obs_layout), entity_dtype
+        )
+        if not flat_format:
+            return {agent: {name: x[i] for name, x in batched.items()} for i, agent in enumerate(self.agents)}
         flat = jnp.concatenate(
             [batched[name].reshape(P, -1).astype(jnp.float32) for name in self.obs_layout], -1
         )
         return {agent: flat[i] for i, agent in enumerate(self.agents)}
 
     def unflatten_obs(self, obs: jax.Array) -> dict[str, jax.Array]:
-        """Split observations ``(..., obs_dim)`` into Neural MMO's tables (``obs_layout``):
-        ``Task`` stays float32, the rest become int32."""
+        """Split flat observations ``(..., obs_dim)`` into Neural MMO's tables
+        (``obs_layout``): ``Task`` stays float32, the rest become int32."""
+        if self.obs_format != "flat":
+            raise ValueError(
+                "NeuralMMO.unflatten_obs splits flat observations; this env has "
+                f"obs_format={self.obs_format!r}, whose observations are the tables already"
+            )
         out = {}
         for name, (start, shape) in self.obs_layout.items():
             size = int(np.prod(shape, dtype=np.int64))
@@ -408,6 +434,16 @@ class NeuralMMO(MultiAgentEnv):
             targets[:, 1],
         )
         return state.replace(seize_owner=owner, seize_tick=tick), batch
+
+
+def _table_space(name: str, shape: tuple[int, ...]) -> Box:
+    """The space of one table in the ``"tables"`` observation format."""
+    if name == "Task":
+        return Box(-np.inf, np.inf, shape, jnp.float32)
+    if name in ("CurrentTick", "AgentId"):
+        return Box(0, np.iinfo(np.int32).max, shape, jnp.int32)
+    info = np.iinfo(np.int16)
+    return Box(info.min, info.max, shape, jnp.int16)
 
 
 def _as_sampler(task_sampler: Any) -> Any:

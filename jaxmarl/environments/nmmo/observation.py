@@ -141,11 +141,17 @@ def item_table(inv: Inventory, owner: jax.Array) -> jax.Array:
 
 
 def observe(
-    config: Config, state: State, task_embedding: jax.Array, tables: tuple[str, ...] = ()
+    config: Config,
+    state: State,
+    task_embedding: jax.Array,
+    tables: tuple[str, ...] = (),
+    entity_dtype: jnp.dtype = jnp.int16,
 ) -> dict[str, jax.Array]:
     """Batched observation tables, each ``(P, ...)``; ``task_embedding`` is ``(P, T * D)``.
-    Only the named ``tables`` are built (all when empty). The tables hold int16 values
-    (``Entity`` already as float32, the dtype observations are flattened to)."""
+    Only the named ``tables`` are built (all when empty). The tables are int16 (``Task``
+    float32, ``CurrentTick`` and ``AgentId`` int32); ``Entity`` holds int16 values in
+    ``entity_dtype`` (float32 for the flat observation, which gathers its rows faster
+    in the dtype it concatenates)."""
     P = config.num_agents
     alive = state.ent_alive[:P]
     pos = state.ent_pos[:P]
@@ -156,11 +162,11 @@ def observe(
     tile = jnp.stack([rows, cols, material], -1).reshape(P, WINDOW * WINDOW, 3)
 
     seen = state.obs_entities
-    # Entity rows gathered from the table (int16 values, as float32) with a zero row
+    # Entity rows gathered from the table (int16 values, in entity_dtype) with a zero row
     # appended: pads and dead observers index the zero row, so it is one plain gather
     # (about 10% of a tick at 128 agents faster than gathering and then masking).
-    table = entity_table(state).astype(jnp.int16).astype(jnp.float32)
-    table = jnp.concatenate([table, jnp.zeros((1, table.shape[1]), jnp.float32)])
+    table = entity_table(state).astype(jnp.int16).astype(entity_dtype)
+    table = jnp.concatenate([table, jnp.zeros((1, table.shape[1]), entity_dtype)])
     entity = table[jnp.where((seen >= 0) & alive[:, None], seen, table.shape[0] - 1)]
 
     inv = inv_ops.of(state)

@@ -237,6 +237,51 @@ def test_communication_lists_the_living_team_mates_in_id_order():
     assert not comm[2].any()  # dead: zeros
 
 
+def test_the_tables_format_holds_the_flat_observation_as_neural_mmos_tables(env):
+    """``obs_format="tables"``: each agent observes a dict of Neural MMO's tables (int16;
+    ``Task`` float32; the scalars int32) in a ``Dict`` space, with exactly the numbers of
+    the flat observation, at reset, after a step with items listed, and after the step
+    that ends the episode (through the automatic reset)."""
+    tables = NeuralMMO(**SETTINGS, obs_format="tables")
+    space = tables.observation_space("agent_0")
+    dtypes = {name: sub.dtype for name, sub in space.spaces.items()}
+    assert dtypes == {name: np.dtype(np.int16) for name in ("Tile", "Entity", "Inventory", "Market")} | {
+        "Communication": np.dtype(np.int16),
+        "Task": np.dtype(np.float32),
+        "CurrentTick": np.dtype(np.int32),
+        "AgentId": np.dtype(np.int32),
+    }
+
+    flat_obs = fast_jit(env.get_obs)
+
+    def check(obs, state, when):
+        flat = env.unflatten_obs(jnp.stack([flat_obs(state)[a] for a in env.agents]))
+        for i, agent in enumerate(tables.agents):
+            assert set(obs[agent]) == set(dtypes), when
+            assert bool(space.contains(obs[agent])), when
+            for name, table in obs[agent].items():
+                assert table.dtype == dtypes[name], (when, name)
+                np.testing.assert_array_equal(table, flat[name][i], err_msg=f"{when} {agent} {name}")
+
+    obs, state = fast_jit(tables.reset)(jax.random.PRNGKey(4))
+    check(obs, state, "reset")
+    step = fast_jit(tables.step)
+    state = world(env, **items((0, 0, C.RATION, 1, 1, 1), (2, 0, C.POTION, 2, 1, 2)))
+    sells = noop()
+    sells[:, C.H_SELL_ITEM], sells[:, C.H_SELL_PRICE] = 0, 4
+    for t, at in enumerate([0, tables.max_steps - 1]):  # a step, then the episode's last
+        acts = {a: jnp.asarray(sells[i]) for i, a in enumerate(tables.agents)}
+        obs, new, _, done, info = step(jax.random.PRNGKey(t), state.replace(step=jnp.int32(at)), acts)
+        assert bool(done["__all__"]) == (t == 1)
+        check(obs, new, f"step {t}")
+        check(info["final_obs"], info["final_state"], f"final obs {t}")
+        if t == 0:
+            assert np.asarray(obs["agent_0"]["Market"]).any()  # the sells are shown
+        state = new
+    with pytest.raises(ValueError, match="tables already"):
+        tables.unflatten_obs(obs["agent_0"])
+
+
 def test_a_kill_loots_gold_and_items_and_ends_the_victims_episode(env, step):
     loot = items((1, 0, C.RATION, 2, 1, 1), (1, 1, C.ARROW, 1, 5, 2))
     gold = np.array([1, 7, 1, 1, 0, 0], np.int32)
@@ -408,6 +453,7 @@ def test_reset_spawns_players_on_the_edge_and_npcs_by_danger():
         (dict(seize_targets=[(0, 0)]), ValueError, "seize target"),
         (dict(preset="huge"), ValueError, "preset"),
         (dict(obs_tables=("Tile", "Map")), ValueError, "obs_tables"),
+        (dict(obs_format="dict"), ValueError, "obs_format"),
         (dict(task_sampler=42), TypeError, "task_sampler"),
         (dict(num_agent=3), TypeError, "unexpected keyword"),
     ],
