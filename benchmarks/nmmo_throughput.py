@@ -16,7 +16,11 @@ entries its action mask allows and no other action (our other heads take their n
 - Neural MMO: ``benchmarks/peers/nmmo_throughput.py`` in its own virtual environment
   (``tests/oracles/nmmo_oracle.py``), one world stepped in Python, pinned to the same core.
 
-Run ``python -m benchmarks.nmmo_throughput`` (about 10 minutes on an idle machine); it
+Ours runs in both observation formats (``--obs-formats``, ``NeuralMMO(obs_format=...)``):
+``tables``, Neural MMO's int16 tables per agent, what nmmo builds at every step (the
+like-for-like comparison), and ``flat``, the float32 row per agent the baselines train on.
+
+Run ``python -m benchmarks.nmmo_throughput`` (about 13 minutes on an idle machine); it
 prints a markdown table and writes ``benchmarks/nmmo_results.json``. ``--obs-tables``
 measures ours with other observation tables (``NeuralMMO(obs_tables=...)``, e.g. without
 ``Market``, 6,144 of each agent's 10,318 numbers), ``--no-peer`` leaves nmmo out.
@@ -45,7 +49,12 @@ ROOT = BENCHMARKS.parent
 
 
 def measure_ours(
-    num_agents: int, num_worlds: int, num_steps: int, repeats: int, obs_tables: list[str] | None = None
+    num_agents: int,
+    num_worlds: int,
+    num_steps: int,
+    repeats: int,
+    obs_tables: list[str] | None = None,
+    obs_format: str = "flat",
 ) -> dict[str, Any]:
     import jax
     import jax.numpy as jnp
@@ -57,7 +66,7 @@ def measure_ours(
     from jaxmarl.environments.nmmo.env import OBS_TABLES
 
     tables = tuple(obs_tables) if obs_tables else OBS_TABLES
-    env = NeuralMMO(num_agents=num_agents, immortal=True, obs_tables=tables)
+    env = NeuralMMO(num_agents=num_agents, immortal=True, obs_tables=tables, obs_format=obs_format)
     bounds = np.concatenate([[0], np.cumsum(C.ACTION_NVEC)])
     noop = jnp.asarray(C.NOOP_ACTION, jnp.int32)
 
@@ -78,11 +87,15 @@ def measure_ours(
             a = a.at[:, h].set(jnp.argmax(head & (rank > k[:, None]), -1).astype(jnp.int32))
         return {agent: a[i] for i, agent in enumerate(env.agents)}
 
-    def rollout(key: jax.Array) -> tuple[jax.Array, jax.Array]:
-        keys = jax.random.split(key, num_worlds)
-        _, states = jax.vmap(env.reset)(keys)
+    def stack(obs: dict[str, Any]) -> Any:
+        # (worlds, agents, ...) per table, or of the flat rows.
+        return jax.tree.map(lambda *xs: jnp.stack(xs, 1), *[obs[a] for a in env.agents])
 
-        def body(carry: tuple[Any, jax.Array], key: jax.Array) -> tuple[tuple[Any, jax.Array], None]:
+    def rollout(key: jax.Array) -> tuple[jax.Array, Any]:
+        keys = jax.random.split(key, num_worlds)
+        obs, states = jax.vmap(env.reset)(keys)
+
+        def body(carry: tuple[Any, Any], key: jax.Array) -> tuple[tuple[Any, Any], None]:
             states, _ = carry
             k_act, k_step = jax.random.split(key)
             acts = jax.vmap(actions)(jax.random.split(k_act, num_worlds), states)
@@ -91,11 +104,9 @@ def measure_ours(
             # (where a learner's policy reads them) and out of the rollout, so XLA must
             # build every one of them in full at every step (Neural MMO computes its
             # observations at every step too), and the harness adds no pass over them.
-            return (states, jnp.stack([obs[a] for a in env.agents], 1)), None
+            return (states, stack(obs)), None
 
-        obs_size = env.observation_space(env.agents[0]).shape[0]
-        init = (states, jnp.zeros((num_worlds, num_agents, obs_size), jnp.float32))
-        (states, last_obs), _ = jax.lax.scan(body, init, jax.random.split(key, num_steps))
+        (states, last_obs), _ = jax.lax.scan(body, (states, stack(obs)), jax.random.split(key, num_steps))
         return states.step.sum(), last_obs
 
     run = jax.jit(rollout)
@@ -111,11 +122,14 @@ def measure_ours(
         jax.block_until_ready(compiled(jax.random.PRNGKey(r + 1)))
         times.append(time.perf_counter() - t0)
     best = sorted(times)[len(times) // 2]
-    state = jax.eval_shape(env.reset, jax.random.PRNGKey(0))[1]
+    obs_shape, state = jax.eval_shape(env.reset, jax.random.PRNGKey(0))
+    obs_shape = obs_shape[env.agents[0]]
     state_bytes = sum(x.size * x.dtype.itemsize for x in jax.tree.leaves(state))
     return {
         "lib": "ours",
         "obs_tables": list(env.obs_layout),
+        "obs_format": obs_format,
+        "obs_bytes_per_agent": sum(x.size * x.dtype.itemsize for x in jax.tree.leaves(obs_shape)),
         "num_agents": num_agents,
         "num_worlds": num_worlds,
         "compile_s": compile_s,
@@ -153,7 +167,10 @@ def measure_peer(num_agents: list[int], num_steps: int, repeats: int) -> list[di
 
 
 def child(args: argparse.Namespace) -> None:
-    print(json.dumps(measure_ours(args.one[0], args.one[1], args.num_steps, args.repeats, args.obs_tables)))
+    record = measure_ours(
+        args.one[0], args.one[1], args.num_steps, args.repeats, args.obs_tables, args.one_format
+    )
+    print(json.dumps(record))
 
 
 def main() -> None:
@@ -171,32 +188,49 @@ def main() -> None:
         help="our observation's tables (NeuralMMO's obs_tables; default: all, as Neural MMO's)",
     )
     parser.add_argument(
+        "--obs-formats",
+        nargs="+",
+        default=["tables", "flat"],
+        choices=["tables", "flat"],
+        help="our observation formats (NeuralMMO's obs_format): Neural MMO's int16 tables per agent, "
+        "as nmmo returns them, and the flat float32 row the baselines train on",
+    )
+    parser.add_argument(
         "--no-peer", action="store_true", help="measure ours only (writes no results file unless --out)"
     )
     parser.add_argument("--one", type=int, nargs=2, help=argparse.SUPPRESS)  # child: (agents, worlds)
+    parser.add_argument("--one-format", default="flat", help=argparse.SUPPRESS)
     parser.add_argument("--out", help="results file (default: benchmarks/nmmo_results.json)")
     args = parser.parse_args()
     if args.one:
         child(args)
         return
     records = []
-    for n in args.agents:
-        for w in args.worlds:
-            if n * w > 128 * 64:  # memory: at most 8192 agents per rollout on this machine
-                continue
-            cmd = [sys.executable, "-m", "benchmarks.nmmo_throughput", "--one", str(n), str(w)]
-            cmd += ["--num-steps", str(args.num_steps), "--repeats", str(args.repeats)]
-            cmd += ["--obs-tables", *args.obs_tables] if args.obs_tables else []
-            out = subprocess.run(
-                cmd,
-                capture_output=True,
-                text=True,
-                check=True,
-                cwd=ROOT,
-                env={**os.environ, "JAXMARL_NMMO_BENCH_CHILD": "1"},
-            )
-            records.append(json.loads(out.stdout.strip().splitlines()[-1]))
-            print(json.dumps(records[-1]), flush=True)
+    for fmt, n, w in [(f, n, w) for f in args.obs_formats for n in args.agents for w in args.worlds]:
+        if n * w > 128 * 64:  # memory: at most 8192 agents per rollout on this machine
+            continue
+        cmd = [
+            sys.executable,
+            "-m",
+            "benchmarks.nmmo_throughput",
+            "--one",
+            str(n),
+            str(w),
+            "--one-format",
+            fmt,
+        ]
+        cmd += ["--num-steps", str(args.num_steps), "--repeats", str(args.repeats)]
+        cmd += ["--obs-tables", *args.obs_tables] if args.obs_tables else []
+        out = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+            env={**os.environ, "JAXMARL_NMMO_BENCH_CHILD": "1"},
+        )
+        records.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        print(json.dumps(records[-1]), flush=True)
     for rec in [] if args.no_peer else measure_peer(args.agents, args.peer_steps, args.repeats):
         rec["lib"] = "nmmo 2.1.1"
         records.append(rec)
@@ -206,6 +240,7 @@ def main() -> None:
         Path(results_path).write_text(json.dumps(records, indent=1) + "\n")
     peer = {r["num_agents"]: r["agent_steps_per_s"] for r in records if r["lib"] != "ours"}
     header = (
+        "observation",
         "agents",
         "worlds",
         "ours agent steps/s",
@@ -215,7 +250,7 @@ def main() -> None:
         "scratch KiB/world",
     )
     print("\n| " + " | ".join(header) + " |")
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in records:
         if r["lib"] != "ours":
             continue
@@ -223,7 +258,8 @@ def main() -> None:
         ratio = f"**{r['agent_steps_per_s'] / p:.1f}x**" if p else "n/a"
         cell = f"{p:.3g}" if p else "n/a"
         print(
-            f"| {r['num_agents']} | {r['num_worlds']} | {r['agent_steps_per_s']:.3g} | {cell} | {ratio} | "
+            f"| {r['obs_format']} | {r['num_agents']} | {r['num_worlds']} | "
+            f"{r['agent_steps_per_s']:.3g} | {cell} | {ratio} | "
             f"{r['state_bytes_per_world'] / 1024:.0f} | {r['scratch_bytes_per_world'] / 1024:.0f} |"
         )
 
