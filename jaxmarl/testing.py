@@ -37,7 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxmarl.environments.multi_agent_env import random_actions
-from jaxmarl.environments.spaces import Box, Discrete, MultiDiscrete, Space
+from jaxmarl.environments.spaces import Box, Dict, Discrete, MultiDiscrete, Space, Tuple
 
 __all__ = ["EnvCheckError", "check_env"]
 
@@ -71,6 +71,45 @@ def _trees_equal(x: Any, y: Any) -> bool:
 # Floating-point observations are compared to this relative and absolute tolerance; states,
 # integer and boolean observations are compared exactly.
 OBS_RTOL, OBS_ATOL = 1e-5, 1e-6
+
+
+Parts = dict[str, tuple[tuple[int, ...], Any]]
+
+
+def _obs_parts(obs: Any, batch_dims: int = 0) -> Parts:
+    """``path -> (shape, dtype)`` of each array in an observation (one array, or a dict or
+    tuple of them for a ``Dict`` or ``Tuple`` space), without ``batch_dims`` leading axes;
+    a plain array's path is ``""``."""
+    return {
+        jax.tree_util.keystr(path): (tuple(x.shape[batch_dims:]), jnp.dtype(x.dtype))
+        for path, x in jax.tree_util.tree_leaves_with_path(obs)
+    }
+
+
+def _space_parts(space: Space, path: str = "") -> Parts:
+    """``path -> (shape, dtype)`` of each array a space's elements hold (dtype ``None``
+    where the space does not fix it), with the paths of ``_obs_parts``."""
+    if isinstance(space, Dict):
+        return {
+            p: v for k in sorted(space.spaces) for p, v in _space_parts(space[k], f"{path}[{k!r}]").items()
+        }
+    if isinstance(space, Tuple):
+        return {
+            p: v for i, sub in enumerate(space.spaces) for p, v in _space_parts(sub, f"{path}[{i}]").items()
+        }
+    return {path: (tuple(space.shape), None if space.dtype is None else jnp.dtype(space.dtype))}
+
+
+def _any_per_env(parts: list[jax.Array], num_envs: int) -> jax.Array:
+    """``(num_envs,)``: whether any entry of any of the boolean ``parts`` (each with a
+    leading ``num_envs`` axis) is true in each environment."""
+    return jnp.any(jnp.stack([jnp.any(x.reshape(num_envs, -1), -1) for x in parts]), 0)
+
+
+def _differs(x: Any, y: Any, num_envs: int) -> jax.Array:
+    """``(num_envs,)``: whether two batched pytrees of the same structure differ anywhere."""
+    pairs = zip(jax.tree.leaves(x), jax.tree.leaves(y), strict=True)
+    return _any_per_env([a != b for a, b in pairs], num_envs)
 
 
 def _obs_close(x: Any, y: Any) -> jax.Array:
@@ -208,12 +247,16 @@ def check_env(
         problems.append(f"reset must return obs keyed by exactly env.agents, got keys {sorted(obs0)}")
         raise EnvCheckError(name, problems)
     for a in agents:
-        space = obs_spaces[a]
-        shape, dtype = tuple(obs0[a].shape[1:]), obs0[a].dtype
-        if shape != tuple(space.shape):
-            problems.append(f"obs[{a!r}] has shape {shape} but its space says {tuple(space.shape)}")
-        if space.dtype is not None and dtype != jnp.dtype(space.dtype):
-            problems.append(f"obs[{a!r}] has dtype {dtype} but its space says {space.dtype}")
+        want, parts = _space_parts(obs_spaces[a]), _obs_parts(obs0[a], batch_dims=1)
+        if set(parts) != set(want):
+            problems.append(f"obs[{a!r}] has the parts {sorted(parts)} but its space says {sorted(want)}")
+            continue
+        for part, (shape, dtype) in parts.items():
+            space_shape, space_dtype = want[part]
+            if shape != space_shape:
+                problems.append(f"obs[{a!r}]{part} has shape {shape} but its space says {space_shape}")
+            if space_dtype is not None and dtype != space_dtype:
+                problems.append(f"obs[{a!r}]{part} has dtype {dtype} but its space says {space_dtype}")
     for path, leaf in jax.tree_util.tree_leaves_with_path(state0):
         if not isinstance(leaf, jax.Array):
             problems.append(
@@ -273,7 +316,10 @@ def check_env(
         )(new_obs, fixed_obs)
         rec = {
             "obs_in_space": {a: jax.vmap(obs_spaces[a].contains)(new_obs[a]) for a in agents},
-            "obs_finite": {a: jnp.all(jnp.isfinite(new_obs[a]).reshape(num_envs, -1), -1) for a in agents},
+            "obs_finite": {
+                a: ~_any_per_env([~jnp.isfinite(x) for x in jax.tree.leaves(new_obs[a])], num_envs)
+                for a in agents
+            },
             "reward_finite": {a: jnp.isfinite(reward[a]) for a in agents},
             "too_long": since_reset > max_steps if max_steps else jnp.zeros(num_envs, bool),
             "done_all": done_all,
@@ -284,8 +330,7 @@ def check_env(
             "global_state": jax.vmap(env.get_global_state)(state),
             "truncated_not_done": {a: info["truncated"][a] & ~done[a] for a in agents},
             "final_obs_differs": {
-                a: ~done_all & jnp.any((info["final_obs"][a] != new_obs[a]).reshape(num_envs, -1), -1)
-                for a in agents
+                a: ~done_all & _differs(info["final_obs"][a], new_obs[a], num_envs) for a in agents
             },
             "final_state_differs": ~done_all & ~jax.vmap(same_tree)(info["final_state"], new_state),
             "summary": jax.tree.map(lambda x: jnp.sum(x.astype(jnp.float32)), (new_obs, reward)),
@@ -312,13 +357,23 @@ def check_env(
     zero_actions = {a: jnp.zeros(act_spaces[a].shape, act_spaces[a].dtype or jnp.float32) for a in agents}
 
     def obs_changes(step_obs: dict) -> list[str]:
-        return [
-            f"obs[{a!r}] changes from {obs0[a].shape[1:]} {obs0[a].dtype} at reset to "
-            f"{got.shape} {got.dtype} after a step"
-            for a in agents
-            if (got := step_obs.get(a)) is not None
-            and (got.shape, got.dtype) != (obs0[a].shape[1:], obs0[a].dtype)
-        ]
+        out = []
+        for a in agents:
+            if a not in step_obs:
+                continue
+            before, after = _obs_parts(obs0[a], batch_dims=1), _obs_parts(step_obs[a])
+            if set(before) != set(after):
+                out.append(
+                    f"obs[{a!r}] has the parts {sorted(before)} at reset and {sorted(after)} after a step"
+                )
+                continue
+            out += [
+                f"obs[{a!r}]{path} changes from {before[path][0]} {before[path][1]} at reset to "
+                f"{shape} {dtype} after a step"
+                for path, (shape, dtype) in after.items()
+                if (shape, dtype) != before[path]
+            ]
+        return out
 
     try:
         shapes = jax.eval_shape(lambda k, s: env.step(k, s, zero_actions), key, one_state)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from stub_envs import CounterEnv
 
-from jaxmarl.environments.spaces import Discrete
+from jaxmarl.environments.spaces import Box, Dict, Discrete
 from jaxmarl.testing import EnvCheckError, check_env
 
 
@@ -133,6 +133,35 @@ class NoopOutsideSpace(CounterEnv):
         return 2
 
 
+class DictObs(CounterEnv):
+    """Observations as a dict of arrays in a ``Dict`` space (as NeuralMMO's
+    ``obs_format="tables"``); ``count_dtype`` is what the space says ``count`` holds."""
+
+    def __init__(self, count_dtype=jnp.float32, **kwargs):
+        super().__init__(**kwargs)
+        space = Dict({"count": Box(-1e10, 1e10, (1,), count_dtype), "start": Box(0.0, 1.0, ())})
+        self.observation_spaces = {a: space for a in self.agents}
+
+    def get_obs(self, state):
+        return {a: {"count": state.count[None], "start": state.start} for a in self.agents}
+
+
+class DictObsPartOutside(DictObs):
+    def get_obs(self, state):
+        return {a: {"count": state.count[None], "start": state.start + 2.0} for a in self.agents}
+
+
+class DictObsNaN(DictObs):
+    def get_obs(self, state):
+        count = jnp.where(state.step == 3, jnp.nan, state.count)
+        return {a: {"count": count[None], "start": state.start} for a in self.agents}
+
+
+class DictObsMissingPart(DictObs):
+    def get_obs(self, state):
+        return {a: {"count": state.count[None]} for a in self.agents}
+
+
 @pytest.mark.parametrize(
     ("env", "expected"),
     [
@@ -156,12 +185,20 @@ class NoopOutsideSpace(CounterEnv):
         ),
         (IgnoresInvalidActions(), "an out-of-range action of 'b' did not become its no-op"),
         (NoopOutsideSpace(), "noop_action('a') = 2 is outside its action space Discrete(2)"),
+        (DictObs(count_dtype=jnp.int16), "obs['a']['count'] has dtype float32 but its space says int16"),
+        (DictObsPartOutside(), "obs['a'] is outside its observation space at step 1"),
+        (DictObsNaN(), "obs['b'] is not finite at step 3"),
+        (DictObsMissingPart(), "obs['a'] has the parts [\"['count']\"] but its space says"),
     ],
     ids=lambda x: type(x).__name__ if not isinstance(x, str) else "",
 )
 def test_violation_is_reported(env, expected):
     found = violations(env)
     assert any(expected in v for v in found), found
+
+
+def test_structured_observations_pass():
+    check_env(DictObs(max_steps=5), num_envs=4)
 
 
 def test_auto_reset_observation_may_differ_by_float_rounding():

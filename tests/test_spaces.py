@@ -98,6 +98,16 @@ def test_box_rejects_low_above_high():
         Box(1.0, 0.0, (2,))
 
 
+def test_integer_box_clips_bounds_to_its_dtype():
+    """Bounds past an integer dtype's range (or infinite) mean the whole range, not values
+    wrapped by the cast: every int16 is in ``Box(-inf, 1e10, dtype=int16)``."""
+    box = Box(-np.inf, 1e10, (2,), jnp.int16)
+    np.testing.assert_array_equal(box.low, [-32768, -32768])
+    np.testing.assert_array_equal(box.high, [32767, 32767])
+    assert bool(box.contains(jnp.array([-32768, 32767], jnp.int16)))
+    assert box.sample(jax.random.PRNGKey(0)).dtype == jnp.int16
+
+
 def test_tuple_and_dict():
     tup = Tuple([Discrete(2), Box(0.0, 1.0, (2,))])
     sample = tup.sample(jax.random.PRNGKey(1))

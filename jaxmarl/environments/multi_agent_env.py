@@ -312,11 +312,12 @@ class MultiAgentEnv:
     def get_global_state(self, state: Any) -> jax.Array:
         """The centralised state for a MAPPO critic or a QMIX mixer, a 1-d array.
 
-        The default concatenates every agent's flattened observation in agent order;
+        The default concatenates every agent's flattened observation in agent order (each
+        array of a structured observation in turn);
         environments with a true world state override it.
         """
         obs = self.get_obs(state)
-        return jnp.concatenate([jnp.ravel(obs[a]) for a in self.agents])
+        return jnp.concatenate([jnp.ravel(x) for a in self.agents for x in jax.tree.leaves(obs[a])])
 
     # ------------------------------------------------------------ subclass hooks
     def reset_env(self, key: jax.Array) -> tuple[Obs, Any]:

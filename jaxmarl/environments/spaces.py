@@ -136,7 +136,8 @@ class Box(Space):
         low: lower bound, a scalar or an array broadcastable to ``shape``.
         high: upper bound, a scalar or an array broadcastable to ``shape``.
         shape: shape of the arrays; inferred from ``low``/``high`` if omitted.
-        dtype: floating (or integer) dtype (default ``float32``).
+        dtype: floating (or integer) dtype (default ``float32``). With an integer dtype,
+            bounds past its range (or infinite) are clipped to it.
     """
 
     def __init__(
@@ -152,6 +153,10 @@ class Box(Space):
         if shape is None:
             shape = np.broadcast_shapes(low_arr.shape, high_arr.shape)
         self.shape = tuple(int(s) for s in shape)
+        if jnp.issubdtype(self.dtype, jnp.integer):
+            # Bounds past the dtype's range (infinities included) mean its whole range.
+            info = jnp.iinfo(self.dtype)
+            low_arr, high_arr = np.clip(low_arr, info.min, info.max), np.clip(high_arr, info.min, info.max)
         self.low = np.broadcast_to(low_arr, self.shape).astype(self.dtype)
         self.high = np.broadcast_to(high_arr, self.shape).astype(self.dtype)
         if np.any(self.low > self.high):
