@@ -109,7 +109,7 @@ class NeuralMMO(MultiAgentEnv):
         if unknown:
             raise TypeError(
                 f"NeuralMMO got unexpected keyword(s) {unknown}; accepted: preset, task_sampler, obs_tables, "
-                f"obs_format, "
+                "obs_format, "
                 f"{sorted(fields)}"
             )
         if "teams" in settings and settings["teams"] is not None:
