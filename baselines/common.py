@@ -9,7 +9,6 @@ The run folder, checkpoints, progress and the command line are in
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -306,6 +305,90 @@ def orthogonal(scale: float = 1.0) -> Any:
     return init
 
 
+class _Kernel(nn.Module):
+    """The parameters of one of a GRU cell's dense maps, named as ``nn.Dense`` names them
+    (``kernel``, ``bias``), without applying it."""
+
+    shape: tuple[int, int]
+    use_bias: bool
+    kernel_init: Callable
+
+    @nn.compact
+    def __call__(self) -> tuple[jax.Array, jax.Array | None]:
+        kernel = self.param("kernel", self.kernel_init, self.shape, jnp.float32)
+        if not self.use_bias:
+            return kernel, None
+        return kernel, self.param("bias", nn.initializers.zeros_init(), self.shape[1:], jnp.float32)
+
+
+def _gru_steps(
+    xi: jax.Array, resets: jax.Array, h0: jax.Array, wh: jax.Array, bhn: jax.Array
+) -> tuple[jax.Array, tuple]:
+    """The recurrence of a GRU whose input maps are already applied: ``xi``
+    ``(time, batch, 3 * hidden)`` holds the reset, update and candidate gates' input
+    terms, ``wh`` ``(hidden, 3 * hidden)`` their recurrent kernels side by side. Returns
+    the last state and, per step, the new state and what the backward pass needs."""
+    xr, xz, xn = jnp.split(xi, 3, axis=-1)
+    whr, whz, whn = jnp.split(wh, 3, axis=-1)
+
+    def step(h: jax.Array, inputs: tuple) -> tuple[jax.Array, tuple]:
+        xr, xz, xn, reset = inputs
+        h = jnp.where(reset[:, None], 0.0, h)
+        r = jax.nn.sigmoid(xr + h @ whr)
+        z = jax.nn.sigmoid(xz + h @ whz)
+        hn = h @ whn + bhn
+        n = jnp.tanh(xn + r * hn)
+        new = (1.0 - z) * n + z * h
+        return new, (new, h, r, z, n, hn)
+
+    return jax.lax.scan(step, h0, (xr, xz, xn, resets))
+
+
+@jax.custom_vjp
+def _gru_recurrence(
+    xi: jax.Array, resets: jax.Array, h0: jax.Array, wh: jax.Array, bhn: jax.Array
+) -> tuple[jax.Array, jax.Array]:
+    """``(last state, states (time, batch, hidden))`` of :func:`_gru_steps`. Its backward
+    pass runs the recurrence in reverse for the state's gradient only and forms the
+    recurrent kernels' gradient after the loop, as one matrix product over all steps,
+    instead of accumulating products step by step inside it: the same gradient, with one
+    matrix product per step in the loop where Flax's scanned cell's backward pass has six."""
+    last, (states, *_) = _gru_steps(xi, resets, h0, wh, bhn)
+    return last, states
+
+
+def _gru_recurrence_fwd(
+    xi: jax.Array, resets: jax.Array, h0: jax.Array, wh: jax.Array, bhn: jax.Array
+) -> tuple:
+    last, (states, h, r, z, n, hn) = _gru_steps(xi, resets, h0, wh, bhn)
+    return (last, states), (resets, wh, h, r, z, n, hn)
+
+
+def _gru_recurrence_bwd(saved: tuple, cotangents: tuple) -> tuple:
+    resets, wh, h, r, z, n, hn = saved
+    d_last, d_states = cotangents
+    wh_t = wh.T
+
+    def step(d_next: jax.Array, inputs: tuple) -> tuple[jax.Array, tuple]:
+        d_out, reset, h, r, z, n, hn = inputs
+        d_new = d_out + d_next
+        d_xn = d_new * (1.0 - z) * (1.0 - n * n)  # the candidate's pre-activation
+        d_xr = d_xn * hn * r * (1.0 - r)
+        d_xz = d_new * (h - n) * z * (1.0 - z)
+        d_a = jnp.concatenate([d_xr, d_xz, d_xn * r], axis=-1)  # what h @ wh was added to
+        d_h = d_new * z + d_a @ wh_t
+        return jnp.where(reset[:, None], 0.0, d_h), (d_a, d_xn)
+
+    d_h0, (d_a, d_xn) = jax.lax.scan(step, d_last, (d_states, resets, h, r, z, n, hn), reverse=True)
+    d_wh = jnp.einsum("tbi,tbo->io", h, d_a)
+    d_xi = jnp.concatenate([d_a[..., : 2 * wh.shape[0]], d_xn], axis=-1)
+    d_resets = np.zeros(resets.shape, jax.dtypes.float0)
+    return d_xi, d_resets, d_h0, d_wh, d_a[..., 2 * wh.shape[0] :].sum((0, 1))
+
+
+_gru_recurrence.defvjp(_gru_recurrence_fwd, _gru_recurrence_bwd)
+
+
 class ScannedGRU(nn.Module):
     """A GRU scanned over time whose state is zeroed where ``resets`` is true.
 
@@ -313,19 +396,42 @@ class ScannedGRU(nn.Module):
     and ``resets`` ``(time, batch)``; ``resets[t]`` zeroes the state *before* ``x[t]`` is
     read (a new episode starts at step ``t``). Returns the last state and the state after
     every step, ``(time, batch, hidden)``.
+
+    The cell is Flax's ``nn.GRUCell`` (same equations, parameters and initialisation,
+    under ``GRUCell_0``), computed the way cuDNN computes a GRU layer: the three gates'
+    input maps of every step as one matrix product before the recurrence, and the
+    recurrent kernels' gradient as one product after it (:func:`_gru_recurrence`).
     """
 
     hidden: int
 
-    @functools.partial(
-        nn.scan, variable_broadcast="params", in_axes=0, out_axes=0, split_rngs={"params": False}
-    )
     @nn.compact
     def __call__(self, carry: jax.Array, inputs: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
         x, resets = inputs
-        carry = jnp.where(resets[:, None], jnp.zeros_like(carry), carry)
-        carry, y = nn.GRUCell(self.hidden, recurrent_kernel_init=orthogonal())(carry, x)
-        return carry, y
+        cell = _GRUCellParams(x.shape[-1], self.hidden, name="GRUCell_0")()
+        wi = jnp.concatenate([cell[f"i{g}"][0] for g in "rzn"], axis=1)
+        bi = jnp.concatenate([cell[f"i{g}"][1] for g in "rzn"])
+        wh = jnp.concatenate([cell[f"h{g}"][0] for g in "rzn"], axis=1)
+        return _gru_recurrence(x @ wi + bi, resets, carry, wh, cell["hn"][1])
+
+
+class _GRUCellParams(nn.Module):
+    """``nn.GRUCell``'s parameters (input maps ``ir``, ``iz``, ``in`` with biases;
+    recurrent maps ``hr``, ``hz`` without and ``hn`` with one), created in its order with
+    its initialisers (LeCun normal for the input kernels, orthogonal for the recurrent
+    ones, zero biases), so they are drawn exactly as the cell draws them."""
+
+    features: int
+    hidden: int
+
+    @nn.compact
+    def __call__(self) -> dict[str, tuple]:
+        lecun, ortho = nn.initializers.lecun_normal(), orthogonal()
+        cell = {}
+        for gate in ("r", "z", "n"):
+            cell[f"i{gate}"] = _Kernel((self.features, self.hidden), True, lecun, name=f"i{gate}")()
+            cell[f"h{gate}"] = _Kernel((self.hidden, self.hidden), gate == "n", ortho, name=f"h{gate}")()
+        return cell
 
 
 # ------------------------------------------------------------- episode metrics

@@ -441,8 +441,9 @@ def td_errors(
     target_hiddens, target_q = agent_q(s, target_params["agent"], hidden0, steps.obs, steps.resets)
     cuts = cut_steps(s, steps)
     online_hiddens, online_q = jax.lax.stop_gradient((hiddens, q))
+    online_params = jax.lax.stop_gradient(params["agent"])  # it only picks actions here
     next_values = double_q(
-        successor_q(s, params["agent"], online_hiddens, online_q, steps.next_obs, cuts),
+        successor_q(s, online_params, online_hiddens, online_q, steps.next_obs, cuts),
         successor_q(s, target_params["agent"], target_hiddens, target_q, steps.next_obs, cuts),
         steps.next_avail,
     )

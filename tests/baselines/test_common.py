@@ -1,16 +1,18 @@
-"""The training scripts' shared pieces: the minibatch shuffle, rare branches."""
+"""The training scripts' shared pieces: the minibatch shuffle, rare branches, the GRU."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 from scipy import stats
 
-from baselines.common import permutation, when_any
+from baselines.common import ScannedGRU, orthogonal, permutation, when_any
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 48, 257, 6144, 8193, 163840])
@@ -81,3 +83,63 @@ def test_when_any_is_a_real_branch_alone_and_under_vmap():
     nested = jax.jit(jax.vmap(jax.vmap(f, in_axes=(0, None, None)), in_axes=(0, None, None)))
     out = nested(jnp.array([[False, False], [False, True]]), x[2], y)
     np.testing.assert_array_equal(out, [[5, 5], [5, 5]])
+
+
+# ------------------------------------------------------------------------- GRU
+
+
+class _FlaxGRU(nn.Module):
+    """The reference: Flax's ``nn.GRUCell`` under ``nn.scan``, the state zeroed at resets."""
+
+    hidden: int
+
+    @functools.partial(
+        nn.scan, variable_broadcast="params", in_axes=0, out_axes=0, split_rngs={"params": False}
+    )
+    @nn.compact
+    def __call__(self, carry, inputs):
+        x, resets = inputs
+        carry = jnp.where(resets[:, None], 0.0, carry)
+        return nn.GRUCell(self.hidden, recurrent_kernel_init=orthogonal())(carry, x)
+
+
+class _Net(nn.Module):
+    gru: type
+
+    @nn.compact
+    def __call__(self, hidden, x, resets):
+        return self.gru(16, name="ScannedGRU_0")(hidden, (nn.relu(nn.Dense(16)(x)), resets))
+
+
+def test_scanned_gru_is_flax_gru_cell_with_its_parameters_values_and_gradients():
+    """ScannedGRU computes nn.GRUCell's recurrence with hoisted input maps and its own
+    backward pass: the same parameters (names, shapes, initial values), the same states,
+    and the same gradients for the parameters, the inputs and the initial state, through
+    resets and the last state."""
+    key = jax.random.PRNGKey(0)
+    x = jax.random.normal(key, (9, 5, 7))
+    resets = jnp.zeros((9, 5), bool).at[0, 1].set(True).at[4, 0].set(True).at[6].set(True)
+    h0 = jax.random.normal(jax.random.PRNGKey(1), (5, 16))
+    ours, flax = _Net(ScannedGRU), _Net(_FlaxGRU)
+    params = ours.init(key, h0, x, resets)
+    reference = flax.init(key, h0, x, resets)
+    assert jax.tree.structure(params) == jax.tree.structure(reference)
+    jax.tree.map(np.testing.assert_array_equal, params, reference)
+
+    def loss(net):
+        def f(params, h0, x):
+            last, states = net.apply(params, h0, x, resets)
+            return jnp.sum(jnp.sin(3.0 * states)) + jnp.sum(last**2)
+
+        return f
+
+    for a, b in zip(ours.apply(params, h0, x, resets), flax.apply(params, h0, x, resets), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    grads = jax.jit(jax.grad(loss(ours), argnums=(0, 1, 2)))(params, h0, x)
+    expected = jax.grad(loss(flax), argnums=(0, 1, 2))(params, h0, x)
+    jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5), grads, expected)
+    # a reset drops what came before: no gradient reaches the initial state of row 1
+    assert np.all(np.asarray(grads[1])[1] == 0.0) and np.any(np.asarray(grads[1])[2] != 0.0)
+    # under a seeds' vmap too
+    batched = jax.vmap(jax.grad(loss(ours)), in_axes=(None, 0, None))(params, jnp.stack([h0, h0]), x)
+    jax.tree.map(lambda a, b: np.testing.assert_allclose(a[1], b, rtol=1e-4, atol=1e-5), batched, grads[0])
