@@ -414,16 +414,20 @@ def gae(
         ``(advantages, targets)``, each ``(num_steps, num_actors)``.
     """
 
-    def backward(carry: tuple, step: tuple) -> tuple[tuple, jax.Array]:
-        advantage, next_value = carry
-        reward, value, done = step
-        not_done = 1.0 - done
-        delta = reward + gamma * next_value * not_done - value
-        advantage = delta + gamma * lam * not_done * advantage
-        return (advantage, value), advantage
+    # advantage[t] = delta[t] + decay[t] * advantage[t + 1]: a linear recurrence, solved
+    # by a parallel (associative) scan of its affine maps: log2(num_steps) vectorised
+    # levels instead of a sequential loop of num_steps tiny steps.
+    not_done = 1.0 - dones.astype(rewards.dtype)
+    next_values = jnp.concatenate([values[1:], last_value[None]])
+    deltas = rewards + gamma * next_values * not_done - values
+    decays = gamma * lam * not_done
 
-    init = (jnp.zeros_like(last_value), last_value)
-    _, advantages = jax.lax.scan(backward, init, (rewards, values, dones.astype(rewards.dtype)), reverse=True)
+    def compose(later: tuple, earlier: tuple) -> tuple:  # apply ``later``'s map, then ``earlier``'s
+        decay_later, advantage_later = later
+        decay_earlier, advantage_earlier = earlier
+        return decay_earlier * decay_later, advantage_earlier + decay_earlier * advantage_later
+
+    _, advantages = jax.lax.associative_scan(compose, (decays, deltas), reverse=True)
     return advantages, advantages + values
 
 

@@ -9,6 +9,7 @@ The run folder, checkpoints, progress and the command line are in
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -262,7 +263,7 @@ def permutation(key: jax.Array, n: int) -> jax.Array:
     random_bits = 32 - index_bits
     if random_bits < 8:
         return jax.random.permutation(key, n)
-    rounds = max(1, -(-3 * index_bits // random_bits))
+    rounds = max(1, math.ceil(3 * math.log2(n) / random_bits))
     mask = jnp.uint32((1 << index_bits) - 1)
     order = jnp.arange(n, dtype=jnp.uint32)
     for i, round_key in enumerate(jax.random.split(key, rounds)):
