@@ -210,12 +210,27 @@ def greedy(q: jax.Array, avail: jax.Array) -> jax.Array:
     return jnp.argmax(jnp.where(avail, q, -jnp.inf), axis=-1).astype(jnp.int32)
 
 
-def epsilon_greedy(key: jax.Array, q: jax.Array, avail: jax.Array, eps: jax.Array | float) -> jax.Array:
-    """With probability ``eps`` (for each agent) a uniformly random legal action, else the greedy one."""
+class Exploration(NamedTuple):
+    """The random numbers of epsilon-greedy acting, drawn ahead of the steps that use
+    them (one draw for a whole rollout rather than several per step inside its loop)."""
+
+    gumbel: jax.Array  # (..., action_dim) Gumbel noise: its best legal entry is a uniform legal action
+    uniform: jax.Array  # (...) in [0, 1): explore where it is below epsilon
+
+
+def draw_exploration(key: jax.Array, shape: tuple[int, ...], action_dim: int) -> Exploration:
+    """Exploration noise for acting ``shape`` agent-steps."""
     key_action, key_explore = jax.random.split(key)
-    random = jax.random.categorical(key_action, jnp.where(avail, 0.0, -jnp.inf)).astype(jnp.int32)
-    explore = jax.random.uniform(key_explore, random.shape) < eps
-    return jnp.where(explore, random, greedy(q, avail))
+    return Exploration(
+        jax.random.gumbel(key_action, (*shape, action_dim)), jax.random.uniform(key_explore, shape)
+    )
+
+
+def epsilon_greedy(noise: Exploration, q: jax.Array, avail: jax.Array, eps: jax.Array | float) -> jax.Array:
+    """Where ``noise.uniform < eps`` (probability ``eps`` for each agent) a uniformly random
+    legal action (Gumbel-max: the legal action of largest noise), else the greedy one."""
+    random = greedy(noise.gumbel, avail)
+    return jnp.where(noise.uniform < eps, random, greedy(q, avail))
 
 
 def epsilon(s: Setup, update: jax.Array) -> jax.Array:
@@ -265,15 +280,16 @@ class Actors(NamedTuple):
 
 
 def env_step(
-    s: Setup, params: dict, eps: jax.Array, actors: Actors, key: jax.Array
+    s: Setup, params: dict, eps: jax.Array, actors: Actors, inputs: tuple[Exploration, jax.Array]
 ) -> tuple[Actors, tuple[Transition, Episodes, jax.Array]]:
-    """Act epsilon-greedily in every environment and step them once. Also returns the
-    Q-values acted on, ``(num_envs, num_agents, action_dim)``."""
-    key_act, key_env = jax.random.split(key)
+    """Act epsilon-greedily in every environment (``inputs``: the step's exploration
+    noise and environment key) and step them once. Also returns the Q-values acted on,
+    ``(num_envs, num_agents, action_dim)``."""
+    noise, key_env = inputs
     m = s.manager
     avail = m.avail_actions(actors.env_state)
     hiddens, q = agent_q(s, params, actors.hidden, actors.obs[None], actors.resets[None])
-    action = epsilon_greedy(key_act, q[0], avail, eps)
+    action = epsilon_greedy(noise, q[0], avail, eps)
     obs, env_state, reward, _, info = m.step(key_env, actors.env_state, action)
     final_state = info["final_state"]
     if s.mixer_kind == "qmix":
@@ -305,8 +321,11 @@ def rollout(
     s: Setup, params: dict, eps: jax.Array, actors: Actors, key: jax.Array
 ) -> tuple[Actors, tuple[Transition, Episodes, jax.Array]]:
     """``NUM_STEPS`` steps of every environment; outputs are time-major ``(num_steps, num_envs, ...)``."""
+    key_explore, key_env = jax.random.split(key)
+    m = s.manager
+    noise = draw_exploration(key_explore, (s.num_steps, s.num_envs, m.num_agents), m.action_dim)
     step = functools.partial(env_step, s, params, eps)
-    return jax.lax.scan(step, actors, jax.random.split(key, s.num_steps))
+    return jax.lax.scan(step, actors, (noise, jax.random.split(key_env, s.num_steps)))
 
 
 def fresh_actors(s: Setup, key: jax.Array) -> Actors:
@@ -602,7 +621,8 @@ def make_policy(config: dict) -> tuple[Any, Any, Any]:
         x = batcher.obs(obs)[None, None]
         hiddens, q = agent_q(s, params["agent"], hidden[None], x, jnp.reshape(resets, (1, 1)))
         eps = 0.0 if greedy else float(config["EPS_FINISH"])
-        return hiddens[0, 0], batcher.actions(epsilon_greedy(key, q[0, 0], avail, eps))
+        noise = draw_exploration(key, q.shape[2:3], q.shape[3])
+        return hiddens[0, 0], batcher.actions(epsilon_greedy(noise, q[0, 0], avail, eps))
 
     return env, init_hidden, act
 

@@ -430,6 +430,26 @@ def test_command_line_run_folder_and_evaluation(tmp_path):
     assert Path(result["gif"]).exists()
 
 
+def test_epsilon_greedy_explores_uniformly_over_legal_actions_at_rate_epsilon():
+    """The pre-drawn noise (Gumbel-max over the legal actions, one uniform number per
+    agent-step) acts as epsilon-greedy: a random action with probability epsilon, uniform
+    over the legal ones (chi-square, p > 0.001), never an illegal one; else the greedy one."""
+    from scipy import stats
+
+    n = 30_000
+    q = jnp.broadcast_to(jnp.array([0.0, 9.0, 1.0, 0.5, 0.2]), (n, 5))  # greedy: action 2 (1 is illegal)
+    avail = jnp.broadcast_to(jnp.array([True, False, True, True, False]), (n, 5))
+    noise = ql.draw_exploration(jax.random.PRNGKey(0), (n,), 5)
+    explore = np.asarray(ql.epsilon_greedy(noise, q, avail, 1.0))
+    counts = np.bincount(explore, minlength=5)
+    assert counts[1] == counts[4] == 0
+    assert stats.chisquare(counts[[0, 2, 3]]).pvalue > 1e-3
+    acted = np.asarray(ql.epsilon_greedy(noise, q, avail, 0.25))
+    random_share = np.mean(acted != 2) * 3 / 2  # a random legal action is the greedy one 1/3 of the time
+    assert abs(random_share - 0.25) < 4 * np.sqrt(0.25 * 0.75 / n) * 1.5
+    np.testing.assert_array_equal(ql.epsilon_greedy(noise, q, avail, 0.0), 2)
+
+
 def test_greedy_and_exploring_policies_differ_only_by_epsilon():
     config = load_config("vdn", EPS_FINISH=1.0)
     env, init_hidden, act = ql.make_policy(config)
