@@ -43,7 +43,7 @@ from flax.training.train_state import TrainState
 
 import jaxmarl
 from baselines import runs
-from baselines.common import ScannedGRU, env_state_of, orthogonal, when_any
+from baselines.common import Dense, ScannedGRU, env_state_of, orthogonal, when_any
 from jaxmarl.wrappers import AgentBatcher, LogWrapper
 
 # ------------------------------------------------------------------ distributions
@@ -140,7 +140,7 @@ class Torso(nn.Module):
         act = activation_fn(self.activation)
         if self.symlog:
             x = symlog(x)
-        dense = functools.partial(nn.Dense, kernel_init=orthogonal(np.sqrt(2)), bias_init=constant(0.0))
+        dense = functools.partial(Dense, kernel_init=orthogonal(np.sqrt(2)), bias_init=constant(0.0))
         if self.network == "ff":
             for _ in range(self.layers):
                 x = act(dense(self.width)(x))
@@ -171,7 +171,7 @@ class Actor(nn.Module):
     ) -> tuple[jax.Array, Policy]:
         torso = Torso(self.network, self.width, self.layers, self.activation, self.symlog)
         hidden, x = torso(hidden, obs, resets)
-        out = nn.Dense(self.action_dim, kernel_init=orthogonal(0.01), bias_init=constant(0.0))(x)
+        out = Dense(self.action_dim, kernel_init=orthogonal(0.01), bias_init=constant(0.0))(x)
         if self.kind == "discrete":
             return hidden, Policy(logits=jnp.where(avail, out, -1e9))
         if self.kind == "multi_discrete":
@@ -191,7 +191,7 @@ class Critic(nn.Module):
     def __call__(self, hidden: jax.Array, x: jax.Array, resets: jax.Array) -> tuple[jax.Array, jax.Array]:
         torso = Torso(self.network, self.width, self.layers, self.activation, self.symlog)
         hidden, x = torso(hidden, x, resets)
-        value = nn.Dense(1, kernel_init=orthogonal(1.0), bias_init=constant(0.0))(x)
+        value = Dense(1, kernel_init=orthogonal(1.0), bias_init=constant(0.0))(x)
         return hidden, jnp.squeeze(value, -1)
 
 

@@ -52,7 +52,7 @@ from flax.training.train_state import TrainState
 
 import jaxmarl
 from baselines import runs
-from baselines.common import Learner, ScannedGRU, env_state_of, episode_metrics, orthogonal
+from baselines.common import Dense, Learner, ScannedGRU, env_state_of, episode_metrics, orthogonal
 from jaxmarl.wrappers import LogWrapper, RolloutManager
 
 MIXERS = ("none", "vdn", "qmix")
@@ -74,7 +74,7 @@ class QNetwork(nn.Module):
 
     @nn.compact
     def __call__(self, hidden: jax.Array, obs: jax.Array, resets: jax.Array) -> tuple[jax.Array, jax.Array]:
-        dense = functools.partial(nn.Dense, kernel_init=orthogonal(1.0), bias_init=constant(0.0))
+        dense = functools.partial(Dense, kernel_init=orthogonal(1.0), bias_init=constant(0.0))
         x = nn.relu(dense(self.width)(obs))
         _, hiddens = ScannedGRU(self.width)(hidden, (x, resets))
         return hiddens, dense(self.action_dim)(hiddens)

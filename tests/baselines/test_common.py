@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from baselines.common import ScannedGRU, orthogonal, permutation, when_any
+from baselines.common import Dense, ScannedGRU, orthogonal, permutation, when_any
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 48, 257, 6144, 8193, 163840])
@@ -156,3 +156,34 @@ def test_scanned_gru_is_flax_gru_cell_with_its_parameters_values_and_gradients()
     # under a seeds' vmap too
     batched = jax.vmap(jax.grad(loss(ours)), in_axes=(None, 0, None))(params, jnp.stack([h0, h0]), x)
     jax.tree.map(lambda a, b: np.testing.assert_allclose(a[1], b, rtol=1e-4, atol=1e-5), batched, grads[0])
+
+
+# ------------------------------------------------------------------------- Dense
+
+
+@pytest.mark.parametrize("features", [1, 5, 64])
+def test_dense_is_flax_dense_with_its_parameters_values_and_gradients(features):
+    """Dense is nn.Dense (parameter names, shapes, initial values, outputs) whose kernel
+    gradient takes another route under a seeds' vmap: the gradients equal nn.Dense's
+    alone, under vmap of one seed and of three (the transposed-copy route), nested vmap,
+    and with the inputs shared by every seed (not batched)."""
+    key = jax.random.PRNGKey(0)
+    x = jax.random.normal(key, (3, 4, 11, 7))  # (seeds, time, rows, features)
+    ours, flax = Dense(features), nn.Dense(features)
+    params = ours.init(key, x[0])
+    jax.tree.map(np.testing.assert_array_equal, params, flax.init(key, x[0]))
+    np.testing.assert_allclose(ours.apply(params, x), flax.apply(params, x), rtol=1e-6)
+
+    def grads(module):
+        return jax.grad(lambda p, x: jnp.sum(jnp.tanh(module.apply(p, x)) ** 2), argnums=(0, 1))
+
+    def close(a, b):
+        jax.tree.map(lambda u, v: np.testing.assert_allclose(u, v, rtol=1e-5, atol=1e-6), a, b)
+
+    seeds = jax.tree.map(lambda a: jnp.stack([a, 2 * a, -a]), params)
+    for in_axes, xs in (((0, 0), x), ((0, 0), x[:1]), ((0, None), x[0])):
+        p = seeds if xs.shape[0] == 3 or in_axes[1] is None else jax.tree.map(lambda a: a[:1], seeds)
+        close(jax.jit(jax.vmap(grads(ours), in_axes))(p, xs), jax.vmap(grads(flax), in_axes)(p, xs))
+    close(jax.jit(grads(ours))(params, x[0]), grads(flax)(params, x[0]))
+    nested = jax.vmap(jax.vmap(grads(ours), (None, 0)), (0, None))
+    close(jax.jit(nested)(seeds, x), jax.vmap(jax.vmap(grads(flax), (None, 0)), (0, None))(seeds, x))
